@@ -1,0 +1,9 @@
+//! Runs testgen's jobs over a module's inputs. For now: `scan`, which reads
+//! every class, hashes it and summarises its methods.
+//!
+//! Architecture invariant: the driver owns process-level concerns (which JDK,
+//! parallelism, output order, error reporting policy); the crates below it
+//! are pure libraries that neither print nor exit.
+
+pub mod jdk;
+pub mod scan;
