@@ -8,6 +8,7 @@ use crate::attribute::{Attribute, AttributeInfo, Code};
 use crate::constant_pool::ConstantPool;
 use crate::error::{ErrorKind, ParseError, Result};
 use crate::reader::Reader;
+use crate::writer::{expect_fits, ByteWriter, WriteError};
 
 pub const MAGIC: u32 = 0xcafe_babe;
 /// Java 1.0.2 and 1.1.
@@ -80,6 +81,67 @@ impl<'a> ClassFile<'a> {
         })
     }
 
+    /// The whole class file. For a parsed, unmodified class these are the
+    /// bytes it was parsed from: the constant pool is encoded from the
+    /// model, attributes are copied raw.
+    ///
+    /// # Panics
+    ///
+    /// If a table has grown past what its count can say (more than 65535
+    /// interfaces, fields, methods or attributes, for instance), which no
+    /// parsed class has; [`try_write`](Self::try_write) returns that as an
+    /// error.
+    pub fn write(&self) -> Vec<u8> {
+        let mut out = ByteWriter::with_capacity(self.size_hint());
+        expect_fits(self.write_into(&mut out));
+        out.into_bytes()
+    }
+
+    /// Like [`write`](Self::write), with an error instead of the panic.
+    pub fn try_write(&self) -> Result<Vec<u8>, WriteError> {
+        let mut out = ByteWriter::with_capacity(self.size_hint());
+        self.write_into(&mut out)?;
+        Ok(out.into_bytes())
+    }
+
+    fn write_into(&self, out: &mut ByteWriter) -> Result<(), WriteError> {
+        out.u32(MAGIC);
+        out.u16(self.minor_version);
+        out.u16(self.major_version);
+        self.constant_pool.write(out);
+        out.u16(self.access_flags.0);
+        out.u16(self.this_class);
+        out.u16(self.super_class);
+        out.u16_list("interfaces", &self.interfaces)?;
+        out.u16_table("fields", &self.fields, Member::try_write)?;
+        out.u16_table("methods", &self.methods, Member::try_write)?;
+        Attribute::write_list(&self.attributes, out)
+    }
+
+    /// The size of the class file, exact unless the model was edited to hold
+    /// more than its counts can say; spares the output buffer's regrowth.
+    fn size_hint(&self) -> usize {
+        let attributes = |list: &[Attribute<'_>]| {
+            2 + list
+                .iter()
+                .map(|attribute| 6 + attribute.info.len())
+                .sum::<usize>()
+        };
+        let members = |list: &[Member<'_>]| {
+            2 + list
+                .iter()
+                .map(|member| 6 + attributes(&member.attributes))
+                .sum::<usize>()
+        };
+        8 + self.constant_pool.byte_len()
+            + 6
+            + 2
+            + 2 * self.interfaces.len()
+            + members(&self.fields)
+            + members(&self.methods)
+            + attributes(&self.attributes)
+    }
+
     /// Internal name of this class, e.g. `org/example/Foo$Bar`.
     pub fn name(&self) -> Result<Cow<'a, str>> {
         self.constant_pool.class_name(self.this_class)
@@ -123,6 +185,27 @@ impl<'a> ClassFile<'a> {
 }
 
 impl<'a> Member<'a> {
+    /// Writes the member with its attributes raw.
+    ///
+    /// # Panics
+    ///
+    /// With more than 65535 attributes, which no parsed member has;
+    /// [`try_write`](Self::try_write) returns that as an error.
+    pub fn write(&self, out: &mut ByteWriter) {
+        expect_fits(self.try_write(out));
+    }
+
+    /// Like [`write`](Self::write), with an error instead of the panic. On
+    /// error `out` is left as it was.
+    pub fn try_write(&self, out: &mut ByteWriter) -> Result<(), WriteError> {
+        out.atomic(|out| {
+            out.u16(self.access_flags.0);
+            out.u16(self.name_index);
+            out.u16(self.descriptor_index);
+            Attribute::write_list(&self.attributes, out)
+        })
+    }
+
     pub fn name(&self, class: &ClassFile<'a>) -> Result<Cow<'a, str>> {
         class.constant_pool.utf8(self.name_index)
     }
@@ -187,4 +270,110 @@ fn parse_member<'a>(reader: &mut Reader<'a>) -> Result<Member<'a>> {
         descriptor_index: reader.u16()?,
         attributes: Attribute::parse_list(reader)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::constant_pool::Constant;
+    use crate::instruction::opcode::{ICONST_1, ISTORE_0, RETURN};
+
+    /// A Java 1.0.2 class file (45.0), assembled by hand: `public class A`
+    /// with `static void f() { int i = 1; }`, whose Code attribute has
+    /// one-byte `max_stack` and `max_locals` and a two-byte `code_length`.
+    fn java_1_0_class() -> Vec<u8> {
+        let mut out = ByteWriter::new();
+        out.u32(MAGIC);
+        out.u16(0);
+        out.u16(45);
+        let pool = [
+            Constant::Utf8(b"Code"),
+            Constant::Utf8(b"A"),
+            Constant::Class { name_index: 2 },
+            Constant::Utf8(b"java/lang/Object"),
+            Constant::Class { name_index: 4 },
+            Constant::Utf8(b"f"),
+            Constant::Utf8(b"()V"),
+        ];
+        out.u16(pool.len() as u16 + 1);
+        pool.iter().for_each(|constant| constant.write(&mut out));
+        out.u16(AccessFlags::PUBLIC | AccessFlags::SUPER);
+        out.u16(3); // this_class
+        out.u16(5); // super_class
+        out.u16(0); // interfaces
+        out.u16(0); // fields
+        out.u16(1); // methods
+        out.u16(AccessFlags::STATIC);
+        out.u16(6);
+        out.u16(7);
+        out.u16(1); // the method's attributes
+        out.u16(1); // "Code"
+        out.with_u32_length(|out| {
+            out.u8(1); // max_stack
+            out.u8(1); // max_locals
+            out.u16(3); // code_length
+            out.bytes(&[ICONST_1, ISTORE_0, RETURN]);
+            out.u16(0); // exception table
+            out.u16(0); // attributes
+        });
+        out.u16(0); // the class's attributes
+        out.into_bytes()
+    }
+
+    #[test]
+    fn a_java_1_0_class_writes_back_in_the_old_code_layout() {
+        let bytes = java_1_0_class();
+        let class = ClassFile::parse(&bytes).unwrap();
+        class.check().unwrap();
+        assert!(class.has_old_code_layout());
+        assert_eq!(class.write(), bytes);
+
+        let method = &class.methods[0];
+        let code = method.code(&class).unwrap().unwrap();
+        assert_eq!((code.max_stack, code.max_locals), (1, 1));
+        assert_eq!(code.bytecode, [ICONST_1, ISTORE_0, RETURN]);
+
+        let attribute = &method.attributes[0];
+        assert_eq!(attribute.info.len(), 1 + 1 + 2 + 3 + 2 + 2);
+        let mut out = ByteWriter::new();
+        attribute
+            .parse(&class)
+            .unwrap()
+            .write_info(&mut out, class.has_old_code_layout())
+            .unwrap();
+        assert_eq!(out.as_slice(), attribute.info);
+    }
+
+    #[test]
+    fn an_edited_class_checks_its_counts() {
+        let bytes = java_1_0_class();
+        let mut class = ClassFile::parse(&bytes).unwrap();
+        class.interfaces = vec![5; 65_535];
+        assert_eq!(class.try_write().unwrap().len(), bytes.len() + 2 * 65_535);
+
+        class.methods = vec![class.methods[0].clone(); 65_536];
+        assert_eq!(
+            class.try_write(),
+            Err(WriteError::TooMany {
+                what: "methods",
+                count: 65_536,
+                max: 65_535
+            })
+        );
+
+        let mut method = class.methods[0].clone();
+        method.attributes = vec![method.attributes[0]; 65_536];
+        let mut out = ByteWriter::new();
+        assert!(method.try_write(&mut out).is_err());
+        assert!(out.is_empty(), "a failed member leaves nothing");
+    }
+
+    #[test]
+    #[should_panic(expected = "70000 fields do not fit a count of at most 65535")]
+    fn write_panics_where_try_write_returns_an_error() {
+        let bytes = java_1_0_class();
+        let mut class = ClassFile::parse(&bytes).unwrap();
+        class.fields = vec![class.methods[0].clone(); 70_000];
+        class.write();
+    }
 }

@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use crate::error::{ErrorKind, ParseError, Result};
 use crate::mutf8;
 use crate::reader::Reader;
+use crate::writer::{expect_fits, u16_length, ByteWriter, WriteError};
 
 /// One constant pool slot. Slot 0 and the slot after a `Long` or `Double`
 /// hold [`Constant::Unusable`], so indices match the class file's.
@@ -91,6 +92,82 @@ impl Constant<'_> {
             Constant::Module { .. } => 19,
             Constant::Package { .. } => 20,
         }
+    }
+
+    /// Writes the tag and the payload; an unusable slot writes nothing, so
+    /// writing every slot in order gives the pool's entries.
+    ///
+    /// # Panics
+    ///
+    /// For a `Utf8` entry longer than 65535 bytes, which no parsed pool
+    /// holds; [`try_write`](Self::try_write) returns that as an error.
+    pub fn write(&self, out: &mut ByteWriter) {
+        expect_fits(self.try_write(out));
+    }
+
+    /// Like [`write`](Self::write), with an error instead of the panic.
+    pub fn try_write(&self, out: &mut ByteWriter) -> Result<(), WriteError> {
+        if let Constant::Unusable = self {
+            return Ok(());
+        }
+        out.atomic(|out| {
+            out.u8(self.tag());
+            match *self {
+                Constant::Unusable => {}
+                Constant::Utf8(bytes) => {
+                    out.u16(u16_length("Utf8 constant", bytes.len())?);
+                    out.bytes(bytes);
+                }
+                Constant::Integer(value) => out.i32(value),
+                Constant::Float(bits) => out.u32(bits),
+                Constant::Long(value) => out.u64(value as u64),
+                Constant::Double(bits) => out.u64(bits),
+                Constant::Class { name_index: index }
+                | Constant::String {
+                    string_index: index,
+                }
+                | Constant::MethodType {
+                    descriptor_index: index,
+                }
+                | Constant::Module { name_index: index }
+                | Constant::Package { name_index: index } => out.u16(index),
+                Constant::FieldRef {
+                    class_index: first,
+                    name_and_type_index: second,
+                }
+                | Constant::MethodRef {
+                    class_index: first,
+                    name_and_type_index: second,
+                }
+                | Constant::InterfaceMethodRef {
+                    class_index: first,
+                    name_and_type_index: second,
+                }
+                | Constant::NameAndType {
+                    name_index: first,
+                    descriptor_index: second,
+                }
+                | Constant::Dynamic {
+                    bootstrap_method_attr_index: first,
+                    name_and_type_index: second,
+                }
+                | Constant::InvokeDynamic {
+                    bootstrap_method_attr_index: first,
+                    name_and_type_index: second,
+                } => {
+                    out.u16(first);
+                    out.u16(second);
+                }
+                Constant::MethodHandle {
+                    reference_kind,
+                    reference_index,
+                } => {
+                    out.u8(reference_kind);
+                    out.u16(reference_index);
+                }
+            }
+            Ok(())
+        })
     }
 
     /// The JVMS name of the entry's kind, for messages.
@@ -209,6 +286,26 @@ impl<'a> ConstantPool<'a> {
             }
             slot += slots;
         }
+    }
+
+    /// Writes `constant_pool_count`, then the entries, encoded from the
+    /// model (not copied), in slot order.
+    ///
+    /// A pool is only ever built by parsing, so it has at most 65535 slots
+    /// and its `Utf8` entries fit their length field: this cannot fail. (A
+    /// `constant_pool_count` of 0, which the JVMS forbids, is written as 1:
+    /// slot 0 always counts.)
+    pub fn write(&self, out: &mut ByteWriter) {
+        expect_fits(out.u16_count("constant pool slots", self.entries.len()));
+        for constant in &self.entries {
+            constant.write(out);
+        }
+    }
+
+    /// Size in bytes of the pool in the class file, `constant_pool_count`
+    /// included.
+    pub(crate) fn byte_len(&self) -> usize {
+        self.bytes.len()
     }
 
     /// The raw modified UTF-8 bytes of a `Utf8` entry.
@@ -527,5 +624,53 @@ mod tests {
             pool(&[0xff, 0xff]).unwrap_err().kind(),
             ErrorKind::UnexpectedEnd { .. }
         ));
+    }
+
+    #[test]
+    fn every_kind_of_entry_writes_back_as_read() {
+        #[rustfmt::skip]
+        let bytes = [
+            0, 20,                                  // count: slots 1..=19
+            1, 0, 2, 0xc0, 0x80,                    // 1: Utf8 "\0" in modified UTF-8
+            3, 0xff, 0xff, 0xff, 0xfe,              // 2: Integer -2
+            4, 0x7f, 0xc0, 0, 1,                    // 3: Float, a NaN with a payload
+            5, 0x80, 0, 0, 0, 0, 0, 0, 0,           // 4-5: Long i64::MIN
+            6, 0x7f, 0xf8, 0, 0, 0, 0, 0, 1,        // 6-7: Double, a NaN with a payload
+            7, 0, 1,                                // 8: Class
+            8, 0, 1,                                // 9: String
+            9, 0, 8, 0, 13,                         // 10: Fieldref
+            10, 0, 8, 0, 13,                        // 11: Methodref
+            11, 0, 8, 0, 13,                        // 12: InterfaceMethodref
+            12, 0, 1, 0, 1,                         // 13: NameAndType
+            15, 6, 0, 11,                           // 14: MethodHandle invokeStatic
+            16, 0, 1,                               // 15: MethodType
+            17, 0, 0, 0, 13,                        // 16: Dynamic
+            18, 0, 1, 0, 13,                        // 17: InvokeDynamic
+            19, 0, 1,                               // 18: Module
+            20, 0, 1,                               // 19: Package
+        ];
+        let pool = pool(&bytes).unwrap();
+        pool.check().unwrap();
+        assert_eq!(pool.len(), 20);
+        let mut out = ByteWriter::new();
+        pool.write(&mut out);
+        assert_eq!(out.as_slice(), bytes);
+    }
+
+    #[test]
+    fn a_utf8_entry_too_long_for_its_length_is_an_error() {
+        let text = vec![b'a'; 65_536];
+        let mut out = ByteWriter::new();
+        assert_eq!(
+            Constant::Utf8(&text).try_write(&mut out),
+            Err(WriteError::TooLong {
+                what: "Utf8 constant",
+                len: 65_536,
+                max: 65_535
+            })
+        );
+        assert!(out.is_empty(), "not even the tag is written");
+        Constant::Utf8(&text[1..]).try_write(&mut out).unwrap();
+        assert_eq!(out.as_slice()[..3], [1, 0xff, 0xff]);
     }
 }

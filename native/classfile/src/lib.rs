@@ -1,10 +1,14 @@
-//! Reads JVM class files (JVMS chapter 4, Java 1.1 to 25) into a borrowed model.
+//! Reads JVM class files (JVMS chapter 4, Java 1.1 to 25) into a borrowed
+//! model, and writes them back.
 //!
 //! [`ClassFile::parse`] reads the structure: constant pool, members and the
 //! headers of their attributes. Everything costlier is decoded on demand from
 //! the borrowed bytes: typed attributes ([`Attribute::parse`]), instructions
 //! ([`Code::instructions`]), descriptors and generic signatures. Scanning a
 //! jar therefore pays only for what it looks at.
+//!
+//! [`ClassFile::write`] and the other `write` methods ([`writer`]) encode the
+//! model again: an unmodified class comes out byte for byte as it went in.
 //!
 //! Architecture invariants:
 //! - No panics and no unbounded allocation on any input: every read is bounds
@@ -28,6 +32,7 @@ pub mod mutf8;
 pub mod reader;
 pub mod signature;
 pub mod stack_map;
+pub mod writer;
 
 pub use access::{AccessContext, AccessFlags};
 pub use attribute::{Attribute, AttributeInfo, Code};
@@ -36,3 +41,4 @@ pub use constant_pool::{Constant, ConstantPool, MemberRef};
 pub use descriptor::{FieldType, MethodDescriptor};
 pub use error::{ErrorKind, ParseError, Result};
 pub use instruction::{Instruction, Instructions, Opcodes, Operands};
+pub use writer::{ByteWriter, WriteError};
