@@ -32,3 +32,4 @@ test: lint
 # Benchmarks print figures; they assert nothing about speed.
 bench: setup
 	$(CARGO) bench --locked -p testgen_driver --bench scan
+	$(CARGO) bench --locked -p testgen_probes --bench instrument

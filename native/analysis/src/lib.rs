@@ -1,0 +1,36 @@
+//! Static facts about methods and classes, for the symbolic engine, the
+//! object constructor and the problem reporter.
+//!
+//! - [`cfg`](mod@cfg): the control-flow graph of a method, with typed edges.
+//! - [`dominators`] and [`loops`]: dominators (Cooper–Harvey–Kennedy) and
+//!   natural loops with their back edges and exits.
+//! - [`access`]: the fields a method reads and writes, its call sites, the
+//!   parameters it stores into fields, and the Palus-style merged view per
+//!   class, with an index of field writers (setters, constructors).
+//! - [`hierarchy`]: supertypes, subtypes and instantiable classes over a set
+//!   of parsed classes.
+//!
+//! Architecture invariants:
+//! - Pure: input is parsed class files ([`testgen_classfile::ClassFile`]),
+//!   output is owned data. No I/O, no printing.
+//! - No panic on any input: malformed bytecode (a jump into the middle of an
+//!   instruction, code that runs off its end) is an [`AnalysisError`].
+//! - Deterministic: ids follow offsets or class-file order, every set and
+//!   map in a result is ordered (`BTreeMap`, `BTreeSet`, sorted `Vec`).
+
+pub mod access;
+pub mod cfg;
+pub mod dominators;
+pub mod error;
+pub mod hierarchy;
+pub mod loops;
+
+pub use access::{
+    CallSite, ClassAccess, DynamicCallSite, FieldAccess, FieldRef, FieldWriter, MergedAccess,
+    MethodFacts, MethodKey, MethodRef, ParameterStore,
+};
+pub use cfg::{Block, BlockId, Cfg, Edge, EdgeId, EdgeKind};
+pub use dominators::Dominators;
+pub use error::{AnalysisError, Result};
+pub use hierarchy::{Hierarchy, MemberInfo, TypeInfo};
+pub use loops::{Loop, LoopExit, LoopId, Loops};
