@@ -33,3 +33,4 @@ test: lint
 bench: setup
 	$(CARGO) bench --locked -p testgen_driver --bench scan
 	$(CARGO) bench --locked -p testgen_probes --bench instrument
+	$(CARGO) bench --locked -p testgen_exec --bench plans

@@ -1,5 +1,7 @@
 //! Runs testgen's jobs over a module's inputs. For now: `scan`, which reads
-//! every class, hashes it and summarises its methods.
+//! every class, hashes it and summarises its methods, and
+//! `verify-instrumentation`, which proves that probed classes pass the JVM's
+//! verifier.
 //!
 //! Architecture invariant: the driver owns process-level concerns (which JDK,
 //! parallelism, output order, error reporting policy); the crates below it
@@ -7,3 +9,4 @@
 
 pub mod jdk;
 pub mod scan;
+pub mod verify;
