@@ -43,5 +43,6 @@ pub use outcome::{
 };
 pub use plan::{Plan, Statement, Value};
 pub use trace::{
-    BranchOperands, CompareOperands, ExitCall, ExternalValue, ObjectRef, ThreadTrace, TraceEvent,
+    BranchOperands, CompareOperands, ExitCall, ExternalValue, MethodExit, ObjectRef, ThreadTrace,
+    TraceEvent,
 };

@@ -18,6 +18,75 @@ pub struct ThreadTrace {
     pub truncated: bool,
 }
 
+/// How a method call ended, derived from the events by [`ThreadTrace::method_exits`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MethodExit {
+    pub method: i32,
+    pub exceptional: bool,
+    /// Index of the event at which the exit became known: the `exit` itself,
+    /// or the `caught` / `statement` event (or the end of the trace, given as
+    /// `events.len()`) where an exception was seen to have left the method.
+    pub at: usize,
+}
+
+impl ThreadTrace {
+    /// Pairs every `enter` with how the call ended. Exceptional exits have no
+    /// probe of their own (that would take a new exception handler, hence a
+    /// new jump target and stack map frame); they follow from the call
+    /// stack: a `caught` in method `m` ends every call above `m`'s, a new
+    /// statement or the end of the trace ends every call still open.
+    /// `method_of_site` maps a site id to the method it is in (the
+    /// instrumenter's site table). On a truncated trace the calls still open
+    /// at the end are not reported.
+    pub fn method_exits(&self, method_of_site: impl Fn(i32) -> Option<i32>) -> Vec<MethodExit> {
+        let mut open: Vec<i32> = Vec::new();
+        let mut exits = Vec::new();
+        let unwind_until =
+            |open: &mut Vec<i32>, keep: Option<i32>, at: usize, exits: &mut Vec<MethodExit>| {
+                while let Some(&top) = open.last() {
+                    if Some(top) == keep {
+                        break;
+                    }
+                    open.pop();
+                    exits.push(MethodExit {
+                        method: top,
+                        exceptional: true,
+                        at,
+                    });
+                }
+            };
+        for (at, event) in self.events.iter().enumerate() {
+            match *event {
+                TraceEvent::Enter { method } => open.push(method),
+                TraceEvent::Exit { method } => {
+                    // Calls above it that never exited threw into it and were
+                    // caught by code without probes (none, normally).
+                    if open.contains(&method) {
+                        unwind_until(&mut open, Some(method), at, &mut exits);
+                        open.pop();
+                    }
+                    exits.push(MethodExit {
+                        method,
+                        exceptional: false,
+                        at,
+                    });
+                }
+                TraceEvent::Caught { site, .. } => {
+                    if let Some(method) = method_of_site(site).filter(|m| open.contains(m)) {
+                        unwind_until(&mut open, Some(method), at, &mut exits);
+                    }
+                }
+                TraceEvent::Statement { .. } => unwind_until(&mut open, None, at, &mut exits),
+                _ => {}
+            }
+        }
+        if !self.truncated {
+            unwind_until(&mut open, None, self.events.len(), &mut exits);
+        }
+        exits
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TraceEvent {
@@ -283,6 +352,47 @@ fn object_ref(operand: i64, classes: &[String]) -> Result<Option<ObjectRef>, Str
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn exceptional_exits_follow_from_the_call_stack() {
+        use super::{MethodExit, ThreadTrace, TraceEvent::*};
+        // Method 1 calls 2, which calls 3; 3 throws, 2 does not catch, 1
+        // catches at site 10. Then 1 returns; statement 1 calls 4, which throws
+        // out of the statement.
+        let trace = ThreadTrace {
+            thread: "testgen-plan".into(),
+            events: vec![
+                Statement { statement: 0 },
+                Enter { method: 1 },
+                Enter { method: 2 },
+                Enter { method: 3 },
+                Caught {
+                    site: 10,
+                    exception: None,
+                },
+                Exit { method: 1 },
+                Statement { statement: 1 },
+                Enter { method: 4 },
+            ],
+            dropped_events: 0,
+            truncated: false,
+        };
+        let exits = trace.method_exits(|site| (site == 10).then_some(1));
+        let exit = |method, exceptional, at| MethodExit {
+            method,
+            exceptional,
+            at,
+        };
+        assert_eq!(
+            exits,
+            vec![
+                exit(3, true, 4),
+                exit(2, true, 4),
+                exit(1, false, 5),
+                exit(4, true, 8)
+            ]
+        );
+    }
+
     use super::*;
 
     fn event(kind: u8, site: i32, a: i64, b: i64) -> Vec<u8> {

@@ -248,6 +248,32 @@ fn instrumented_and_original_classes_behave_the_same() {
     assert_eq!(site.kind, SiteKind::Branch { opcode: 0xa2 }, "if_icmpge");
     assert_eq!(operands, BranchOperands::IntPair { left: -5, right: 0 });
 
+    // divide(1, 0) catches its ArithmeticException and returns; divide(42, 7)
+    // throws out of its finally block: an exceptional exit.
+    let method_of_site = |site: i32| {
+        let site = instrumented.sites.iter().find(|s| s.id as i32 == site)?;
+        Some(site.method as i32)
+    };
+    let divide_id = instrumented
+        .methods
+        .iter()
+        .find(|m| m.name == "divide")
+        .unwrap()
+        .id as i32;
+    for (a, b, exceptional) in [(1, 0, false), (42, 7, true)] {
+        let plan = Plan::new(vec![call("divide", "(II)I", vec![int(a), int(b)])]);
+        let outcome = probed.run(&plan).unwrap();
+        let exits = outcome.trace[0].method_exits(method_of_site);
+        let divide = exits
+            .iter()
+            .find(|exit| exit.method == divide_id)
+            .expect("divide ended");
+        assert_eq!(
+            divide.exceptional, exceptional,
+            "divide({a}, {b}): {exits:?}"
+        );
+    }
+
     println!(
         "differential: {} plans agree ({exceptions} threw, {exits} asked to exit), {events} probe events",
         plans.len()
