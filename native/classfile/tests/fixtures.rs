@@ -35,7 +35,7 @@ fn every_fixture_class_checks() {
 #[test]
 fn sealed_interface_and_records() {
     let classes = classes();
-    let shapes = ClassFile::parse(find(&classes, "fixtures/classfile/Shapes.class")).unwrap();
+    let shapes = ClassFile::parse(find(&classes, "fixtures/classfile/Shapes")).unwrap();
     let Some(AttributeInfo::PermittedSubclasses(permitted)) =
         shapes.attribute("PermittedSubclasses").unwrap()
     else {
@@ -57,7 +57,7 @@ fn sealed_interface_and_records() {
         matches!(shapes.attribute("NestMembers").unwrap(), Some(AttributeInfo::NestMembers(m)) if m.len() == 3)
     );
 
-    let group = ClassFile::parse(find(&classes, "fixtures/classfile/Shapes$Group.class")).unwrap();
+    let group = ClassFile::parse(find(&classes, "fixtures/classfile/Shapes$Group")).unwrap();
     let Some(AttributeInfo::Record(components)) = group.attribute("Record").unwrap() else {
         panic!("Group is a record");
     };
@@ -94,7 +94,7 @@ fn sealed_interface_and_records() {
 #[test]
 fn constants_keep_exact_values_and_modified_utf8() {
     let classes = classes();
-    let kitchen = ClassFile::parse(find(&classes, "fixtures/classfile/Kitchen.class")).unwrap();
+    let kitchen = ClassFile::parse(find(&classes, "fixtures/classfile/Kitchen")).unwrap();
     let pool = &kitchen.constant_pool;
     let constants: Vec<Constant> = pool.iter().map(|(_, c)| *c).collect();
     assert!(constants.contains(&Constant::Long(i64::MIN + 7)));
@@ -119,7 +119,7 @@ fn constants_keep_exact_values_and_modified_utf8() {
 #[test]
 fn instructions_of_every_shape_are_decoded() {
     let classes = classes();
-    let kitchen = ClassFile::parse(find(&classes, "fixtures/classfile/Kitchen.class")).unwrap();
+    let kitchen = ClassFile::parse(find(&classes, "fixtures/classfile/Kitchen")).unwrap();
     let mut seen = BTreeSet::new();
     let mut wide = 0;
     let mut table_ranges = BTreeSet::new();
@@ -171,7 +171,7 @@ fn instructions_of_every_shape_are_decoded() {
 #[test]
 fn code_attributes_carry_tables_and_frames() {
     let classes = classes();
-    let kitchen = ClassFile::parse(find(&classes, "fixtures/classfile/Kitchen.class")).unwrap();
+    let kitchen = ClassFile::parse(find(&classes, "fixtures/classfile/Kitchen")).unwrap();
     let guarded = kitchen
         .methods
         .iter()
@@ -224,7 +224,7 @@ fn code_attributes_carry_tables_and_frames() {
 #[test]
 fn nested_anonymous_and_lambda_metadata() {
     let classes = classes();
-    let anonymous = ClassFile::parse(find(&classes, "fixtures/classfile/Kitchen$1.class")).unwrap();
+    let anonymous = ClassFile::parse(find(&classes, "fixtures/classfile/Kitchen$1")).unwrap();
     let Some(AttributeInfo::EnclosingMethod {
         class_index,
         method_index,
@@ -245,7 +245,7 @@ fn nested_anonymous_and_lambda_metadata() {
         "collect"
     );
 
-    let kitchen = ClassFile::parse(find(&classes, "fixtures/classfile/Kitchen.class")).unwrap();
+    let kitchen = ClassFile::parse(find(&classes, "fixtures/classfile/Kitchen")).unwrap();
     let Some(AttributeInfo::InnerClasses(inner)) = kitchen.attribute("InnerClasses").unwrap()
     else {
         panic!("Kitchen has inner classes");

@@ -2,12 +2,12 @@
 //! inputs, exit status, determinism.
 
 use std::fs;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+
 use std::process::{Command, Output};
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use testgen_testkit::{installed_jar_classes, scratch_dir};
 
 const COMMONS_CLI: &str = "/usr/share/java/commons-cli.jar";
 
@@ -26,30 +26,6 @@ fn stdout_records(output: &Output) -> Vec<Value> {
         .collect()
 }
 
-/// A fresh directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// The class entries of a jar with their bytes, read independently of testgen.
-fn jar_entries(jar: &str) -> Vec<(String, Vec<u8>)> {
-    let mut archive = zip::ZipArchive::new(fs::File::open(jar).unwrap()).unwrap();
-    let mut entries = Vec::new();
-    for index in 0..archive.len() {
-        let mut entry = archive.by_index(index).unwrap();
-        if entry.name().ends_with(".class") {
-            let mut bytes = Vec::new();
-            entry.read_to_end(&mut bytes).unwrap();
-            entries.push((entry.name().to_string(), bytes));
-        }
-    }
-    entries
-}
-
 #[test]
 fn one_record_per_class_with_hash_names_and_methods() {
     let output = testgen(&["scan", "--classes", COMMONS_CLI]);
@@ -59,7 +35,7 @@ fn one_record_per_class_with_hash_names_and_methods() {
         String::from_utf8_lossy(&output.stderr)
     );
     let records = stdout_records(&output);
-    let entries = jar_entries(COMMONS_CLI);
+    let entries = installed_jar_classes(COMMONS_CLI);
     assert_eq!(records.len(), entries.len());
 
     for (name, bytes) in &entries {
@@ -125,10 +101,10 @@ fn one_record_per_class_with_hash_names_and_methods() {
 
 #[test]
 fn bad_entries_are_reported_and_the_rest_goes_on() {
-    let dir = scratch("bad-entry");
+    let dir = scratch_dir("bad-entry");
     let package = dir.join("org/example");
     fs::create_dir_all(&package).unwrap();
-    let (_, good) = jar_entries(COMMONS_CLI)
+    let (_, good) = installed_jar_classes(COMMONS_CLI)
         .into_iter()
         .find(|(name, _)| name.ends_with("/Option.class"))
         .unwrap();
@@ -160,7 +136,7 @@ fn bad_entries_are_reported_and_the_rest_goes_on() {
 #[test]
 fn unreadable_input_fails_the_run_after_scanning_the_others() {
     let missing = "/nonexistent/testgen/classes";
-    let not_a_jar = scratch("not-a-jar").join("broken.jar");
+    let not_a_jar = scratch_dir("not-a-jar").join("broken.jar");
     fs::write(&not_a_jar, b"PK\x03\x04 this is not really a zip").unwrap();
     let output = testgen(&[
         "scan",
@@ -185,7 +161,7 @@ fn summary_is_one_line_with_the_counts() {
     assert!(output.status.success());
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
-    let classes = jar_entries(COMMONS_CLI).len();
+    let classes = installed_jar_classes(COMMONS_CLI).len();
     assert!(
         stdout.starts_with(&format!("{classes} classes, ")),
         "{stdout}"

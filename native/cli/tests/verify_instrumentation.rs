@@ -1,7 +1,7 @@
 //! `testgen verify-instrumentation` through the real binary and a real JVM.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn testgen(args: &[&str]) -> Output {
@@ -9,14 +9,6 @@ fn testgen(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("the testgen binary runs")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("verify-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn cache() -> String {
@@ -29,21 +21,7 @@ fn cache() -> String {
 #[test]
 fn commons_libraries_and_fixtures_verify_after_instrumentation() {
     // The javac 17 fixtures: records, sealed types, switches, wide, lambdas.
-    let fixtures = scratch("fixtures");
-    let sources: Vec<PathBuf> = fs::read_dir(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../fixtures/classfile/src/fixtures/classfile"),
-    )
-    .unwrap()
-    .map(|entry| entry.unwrap().path())
-    .collect();
-    let status = Command::new("javac")
-        .args(["--release", "17", "-g", "-d"])
-        .arg(&fixtures)
-        .args(&sources)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let fixtures = testgen_testkit::compile_fixture("classfile");
 
     let output = testgen(&[
         "verify-instrumentation",
@@ -83,17 +61,11 @@ fn a_class_the_verifier_rejects_is_reported_and_fails_the_run() {
     // Option.class from commons-cli with its first constructor's leading
     // `aload_0` turned into `iconst_0`: `invokespecial <init>` then receives
     // an int, which no instrumentation can make verify.
-    let dir = scratch("broken");
-    let jar = fs::File::open("/usr/share/java/commons-cli.jar").unwrap();
-    let mut archive = zip::ZipArchive::new(jar).unwrap();
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(
-        &mut archive
-            .by_name("org/apache/commons/cli/Option.class")
-            .unwrap(),
-        &mut bytes,
-    )
-    .unwrap();
+    let dir = testgen_testkit::scratch_dir("broken");
+    let (_, mut bytes) = testgen_testkit::installed_jar_classes("/usr/share/java/commons-cli.jar")
+        .into_iter()
+        .find(|(name, _)| name == "org/apache/commons/cli/Option.class")
+        .unwrap();
     let at = testgen_classfile_offsets::first_constructor_code(&bytes);
     assert_eq!(bytes[at], 0x2a, "the constructor starts with aload_0");
     bytes[at] = 0x03;

@@ -5,8 +5,7 @@
 //! probe events.
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use serde_json::Value as Json;
 use testgen_exec::{
@@ -17,25 +16,10 @@ use testgen_probes::{instrument, ProbeIds, SiteKind};
 
 const MIXED: &str = "fixtures.differential.Mixed";
 
-fn compile_fixture() -> PathBuf {
-    let out =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("differential-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&out);
-    fs::create_dir_all(&out).unwrap();
-    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/differential/src/fixtures/differential/Mixed.java");
-    let status = Command::new("javac")
-        .args(["--release", "17", "-g", "-d"])
-        .arg(&out)
-        .arg(source)
-        .status()
-        .expect("javac must be installed (make test runs scripts/setup.sh)");
-    assert!(status.success());
-    out
-}
-
 fn executor(classes: &Path) -> Executor {
-    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("executor-cache");
+    let cache = std::env::temp_dir()
+        .join("testgen-tests")
+        .join("executor-cache");
     let config = ExecutorConfig::new("java", vec![classes.to_path_buf()], cache);
     Executor::start(config).expect("the executor starts")
 }
@@ -187,7 +171,7 @@ fn probe_events(outcome: &PlanOutcome) -> usize {
 
 #[test]
 fn instrumented_and_original_classes_behave_the_same() {
-    let classes = compile_fixture();
+    let classes = testgen_testkit::compile_fixture("differential");
     let original_bytes = fs::read(classes.join("fixtures/differential/Mixed.class")).unwrap();
     let instrumented = instrument(&original_bytes, &mut ProbeIds::default(), &|name| {
         name.starts_with("fixtures/differential/")

@@ -3,83 +3,22 @@
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use testgen_classfile::instruction::opcode;
 use testgen_classfile::ClassFile;
 use testgen_probes::{instrument, ProbeIds, SiteKind};
+use testgen_testkit::{classes_in, compile_fixture, java_sources, javac, repo_root, scratch_dir};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("probes-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn javac(out: &Path, sources: &[PathBuf]) {
-    let status = Command::new("javac")
-        .args(["--release", "17", "-g", "-encoding", "UTF-8", "-d"])
-        .arg(out)
-        .args(sources)
-        .status()
-        .expect("javac must be installed (make test runs scripts/setup.sh)");
-    assert!(status.success(), "javac failed");
-}
-
-fn java_files(dir: &Path) -> Vec<PathBuf> {
-    walkdir::WalkDir::new(dir)
-        .sort_by_file_name()
-        .into_iter()
-        .map(|e| e.unwrap().into_path())
-        .filter(|p| p.extension().is_some_and(|x| x == "java"))
-        .collect()
-}
-
-/// (internal name, bytes) of every class file under a directory.
-fn classes_in(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut classes: Vec<(String, Vec<u8>)> = walkdir::WalkDir::new(dir)
-        .sort_by_file_name()
-        .into_iter()
-        .map(|e| e.unwrap().into_path())
-        .filter(|p| p.extension().is_some_and(|x| x == "class"))
-        .map(|p| {
-            let name = p
-                .strip_prefix(dir)
-                .unwrap()
-                .to_string_lossy()
-                .trim_end_matches(".class")
-                .to_string();
-            (name, fs::read(&p).unwrap())
-        })
-        .collect();
-    classes.sort();
-    classes
-}
-
+/// The classes of a jar as (internal name, bytes), without versioned
+/// entries and module descriptors.
 fn jar_classes(jar: &str) -> Vec<(String, Vec<u8>)> {
-    let mut archive = zip::ZipArchive::new(fs::File::open(jar).unwrap()).unwrap();
-    let mut classes = Vec::new();
-    for index in 0..archive.len() {
-        let mut entry = archive.by_index(index).unwrap();
-        let name = entry.name().to_string();
-        if name.ends_with(".class")
-            && !name.starts_with("META-INF/")
-            && !name.ends_with("module-info.class")
-        {
-            let mut bytes = Vec::new();
-            entry.read_to_end(&mut bytes).unwrap();
-            classes.push((name.trim_end_matches(".class").to_string(), bytes));
-        }
-    }
-    classes.sort();
-    classes
+    testgen_testkit::installed_jar_classes(jar)
+        .into_iter()
+        .filter(|(name, _)| !name.starts_with("META-INF/") && !name.ends_with("module-info.class"))
+        .map(|(name, bytes)| (name.trim_end_matches(".class").to_string(), bytes))
+        .collect()
 }
 
 struct Figures {
@@ -128,10 +67,10 @@ fn instrument_all(classes: &[(String, Vec<u8>)], out: &Path) -> Figures {
 
 /// Links every class under `dir` in a JVM; returns the failure lines.
 fn link_failures(dir: &Path) -> Vec<String> {
-    let harness = scratch("harness");
+    let harness = scratch_dir("link-check");
     javac(
+        &java_sources(&repo_root().join("fixtures/probes/harness")),
         &harness,
-        &java_files(&repo().join("fixtures/probes/harness")),
     );
     let output = Command::new("java")
         .arg("-cp")
@@ -159,13 +98,9 @@ fn link_failures(dir: &Path) -> Vec<String> {
 
 #[test]
 fn instrumented_fixtures_verify() {
-    let compiled = scratch("fixtures-original");
-    javac(
-        &compiled,
-        &java_files(&repo().join("fixtures/classfile/src")),
-    );
+    let compiled = compile_fixture("classfile");
     let classes = classes_in(&compiled);
-    let out = scratch("fixtures-instrumented");
+    let out = scratch_dir("fixtures-instrumented");
     let figures = instrument_all(&classes, &out);
     assert_eq!(figures.skipped, 0);
     assert!(figures.sites > 50, "{} sites", figures.sites);
@@ -182,7 +117,7 @@ fn instrumented_library_jars_verify() {
         "/usr/share/java/commons-collections4.jar",
     ] {
         let classes = jar_classes(jar);
-        let out = scratch(Path::new(jar).file_stem().unwrap().to_str().unwrap());
+        let out = scratch_dir(Path::new(jar).file_stem().unwrap().to_str().unwrap());
         let figures = instrument_all(&classes, &out);
         let failures = link_failures(&out);
         println!(
@@ -201,12 +136,8 @@ fn instrumented_library_jars_verify() {
 /// purpose is reported.
 #[test]
 fn the_link_check_catches_a_broken_stack_map() {
-    let compiled = scratch("broken-original");
-    javac(
-        &compiled,
-        &java_files(&repo().join("fixtures/classfile/src")),
-    );
-    let out = scratch("broken-instrumented");
+    let compiled = compile_fixture("classfile");
+    let out = scratch_dir("broken-instrumented");
     instrument_all(&classes_in(&compiled), &out);
     // Take back the probes' extra stack in `dense(int)`, whose own code needs
     // one slot: the `dup` and site id before its `tableswitch` then overflow.
@@ -232,11 +163,7 @@ fn the_link_check_catches_a_broken_stack_map() {
 
 #[test]
 fn every_branch_switch_and_compare_gets_a_site() {
-    let compiled = scratch("sites");
-    javac(
-        &compiled,
-        &java_files(&repo().join("fixtures/classfile/src")),
-    );
+    let compiled = compile_fixture("classfile");
     let mut ids = ProbeIds::default();
     for (name, bytes) in classes_in(&compiled) {
         let class = ClassFile::parse(&bytes).unwrap();
