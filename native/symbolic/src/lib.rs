@@ -9,5 +9,7 @@
 //! terms never cross threads; parallel exploration gives each worker its own.
 
 pub mod arith;
+pub mod explore;
 mod ffi;
+pub mod replay;
 pub mod tree;
