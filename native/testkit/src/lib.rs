@@ -8,18 +8,21 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Root of the repository.
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// A fresh, empty directory for one test in one process (test binaries
-/// may run at the same time).
+/// A fresh, empty directory of its own for every call: tests of one binary
+/// run in parallel threads, and test binaries may run at the same time.
 pub fn scratch_dir(tag: &str) -> PathBuf {
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
     let dir = std::env::temp_dir()
         .join("testgen-tests")
-        .join(format!("{tag}-{}", std::process::id()));
+        .join(format!("{tag}-{}-{call}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).expect("the temporary directory is writable");
     dir
