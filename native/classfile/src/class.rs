@@ -233,7 +233,8 @@ impl<'a> Member<'a> {
     }
 }
 
-fn find_attribute<'a>(
+/// The typed form of the attribute called `name` in `attributes`, if any.
+pub(crate) fn find_attribute<'a>(
     class: &ClassFile<'a>,
     attributes: &[Attribute<'a>],
     name: &str,

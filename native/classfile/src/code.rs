@@ -113,12 +113,7 @@ impl<'a> Code<'a> {
         class: &ClassFile<'a>,
         name: &str,
     ) -> Result<Option<AttributeInfo<'a>>> {
-        for attribute in &self.attributes {
-            if attribute.is_named(class, name)? {
-                return attribute.parse(class).map(Some);
-            }
-        }
-        Ok(None)
+        crate::class::find_attribute(class, &self.attributes, name)
     }
 }
 
