@@ -1,0 +1,443 @@
+package dev.testgen.gradle;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.Charset;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+
+import org.gradle.api.DefaultTask;
+import org.gradle.api.GradleException;
+import org.gradle.api.file.FileCollection;
+import org.gradle.api.logging.Logger;
+import org.gradle.api.tasks.CacheableTask;
+import org.gradle.api.tasks.Classpath;
+import org.gradle.api.tasks.Input;
+import org.gradle.api.tasks.InputFile;
+import org.gradle.api.tasks.InputFiles;
+import org.gradle.api.tasks.Internal;
+import org.gradle.api.tasks.LocalState;
+import org.gradle.api.tasks.Optional;
+import org.gradle.api.tasks.OutputDirectory;
+import org.gradle.api.tasks.PathSensitive;
+import org.gradle.api.tasks.PathSensitivity;
+import org.gradle.api.tasks.SkipWhenEmpty;
+import org.gradle.api.tasks.TaskAction;
+
+/**
+ * Runs {@code testgen generate} on one source set's compiled classes and writes JUnit test
+ * sources into {@link #getOutputDir()}.
+ *
+ * <p>Every input is declared, so Gradle skips the task when nothing changed (UP-TO-DATE) and can
+ * take its outputs from a build cache, also a remote one: the classes are fingerprinted by
+ * relative path and content, the classpath as a classpath, the binary and the JDK by content and
+ * version, never by absolute path. testgen's own per-class cache is local state: Gradle deletes
+ * it when the outputs come from the build cache, and testgen starts over for changed classes.
+ *
+ * <p>Options left unset on the task come from the project's {@code testgen { }} extension.
+ */
+@CacheableTask
+public class GenerateTestsTask extends DefaultTask {
+    /** The name of the project property that names the binary ({@code -Ptestgen.executable=}). */
+    public static final String EXECUTABLE_PROPERTY = "testgen.executable";
+    /** The environment variable that names the binary when nothing else does. */
+    public static final String EXECUTABLE_ENV = "TESTGEN";
+
+    private final File projectDir;
+    private final Object executableProperty;
+    private TestgenExtension defaults = new TestgenExtension();
+
+    private FileCollection classesDirs;
+    private FileCollection classpath;
+    private Object outputDir;
+    private Object reportDir;
+    private Object cacheDir;
+
+    private Object executable;
+    private Object javaExecutable;
+    private Integer junit;
+    private Integer budgetSeconds;
+    private List<String> includes;
+    private List<String> excludes;
+    private String mode;
+    private Long seed;
+    private Integer jobs;
+
+    public GenerateTestsTask() {
+        // Read at configuration time, so the task action never needs the Project.
+        projectDir = getProject().getProjectDir();
+        executableProperty = getProject().findProperty(EXECUTABLE_PROPERTY);
+    }
+
+    /** Where unset options come from; the plugin passes the project's extension. */
+    void setDefaults(TestgenExtension defaults) {
+        this.defaults = defaults;
+    }
+
+    // ---- inputs -------------------------------------------------------------------------
+
+    /** The compiled classes to test ({@code --classes}, one per directory or jar). */
+    @InputFiles
+    @SkipWhenEmpty
+    @PathSensitive(PathSensitivity.RELATIVE)
+    public FileCollection getClassesDirs() {
+        return classesDirs;
+    }
+
+    public void setClassesDirs(FileCollection classesDirs) {
+        this.classesDirs = classesDirs;
+    }
+
+    /** What the classes need at run time ({@code --classpath}), without the classes themselves. */
+    @Classpath
+    public FileCollection getClasspath() {
+        return classpath;
+    }
+
+    public void setClasspath(FileCollection classpath) {
+        this.classpath = classpath;
+    }
+
+    /**
+     * The testgen binary that will run, found when the task runs: the task's or extension's
+     * {@code executable}, else {@code -Ptestgen.executable}, else {@code $TESTGEN}, else
+     * {@code testgen} on the {@code PATH}. Its content is an input: a new testgen re-runs the
+     * task, a different location of the same binary does not.
+     */
+    @InputFile
+    @PathSensitive(PathSensitivity.NONE)
+    public File getResolvedExecutable() {
+        Object configured = executable != null ? executable : defaults.getExecutable();
+        if (configured != null) {
+            return existing(resolve(configured), "testgen { executable }");
+        }
+        if (executableProperty != null) {
+            return existing(resolve(executableProperty), "-P" + EXECUTABLE_PROPERTY);
+        }
+        String env = System.getenv(EXECUTABLE_ENV);
+        if (env != null && !env.isEmpty()) {
+            return existing(resolve(env), "$" + EXECUTABLE_ENV);
+        }
+        File onPath = onPath(isWindows() ? "testgen.exe" : "testgen");
+        if (onPath == null) {
+            throw new GradleException("testgen: cannot find the testgen binary. Set testgen { executable = '...' }, "
+                    + "pass -P" + EXECUTABLE_PROPERTY + "=PATH, set $" + EXECUTABLE_ENV
+                    + ", or put testgen on the PATH.");
+        }
+        return onPath;
+    }
+
+    /** Sets the testgen binary for this task (a path or File); see {@link #getResolvedExecutable()}. */
+    public void setExecutable(Object executable) {
+        this.executable = executable;
+    }
+
+    /** The {@code java} that runs the code under test ({@code --java}); default: Gradle's JVM. */
+    @Internal("Identified by getJavaRelease(), so the task stays relocatable")
+    public File getJavaExecutable() {
+        Object configured = javaExecutable != null ? javaExecutable : defaults.getJavaExecutable();
+        if (configured != null) {
+            return resolve(configured);
+        }
+        return new File(new File(System.getProperty("java.home"), "bin"), isWindows() ? "java.exe" : "java");
+    }
+
+    public void setJavaExecutable(Object javaExecutable) {
+        this.javaExecutable = javaExecutable;
+    }
+
+    /**
+     * The version of the JDK that runs the code (from its {@code release} file), an input in
+     * place of the path of {@code java}: the values the tests assert may depend on it.
+     */
+    @Input
+    @Optional
+    public String getJavaRelease() {
+        File home = getJavaExecutable().getAbsoluteFile().getParentFile().getParentFile();
+        File release = new File(home, "release");
+        if (!release.isFile()) {
+            return null;
+        }
+        Properties properties = new Properties();
+        try (InputStream in = new java.io.FileInputStream(release)) {
+            properties.load(in);
+        } catch (IOException e) {
+            return null;
+        }
+        String version = properties.getProperty("JAVA_VERSION");
+        return version == null ? null : version.replace("\"", "");
+    }
+
+    @Input
+    public int getJunit() {
+        return junit != null ? junit : defaults.getJunit();
+    }
+
+    public void setJunit(int junit) {
+        this.junit = junit;
+    }
+
+    @Input
+    @Optional
+    public Integer getBudgetSeconds() {
+        return budgetSeconds != null ? budgetSeconds : defaults.getBudgetSeconds();
+    }
+
+    public void setBudgetSeconds(Integer budgetSeconds) {
+        this.budgetSeconds = budgetSeconds;
+    }
+
+    @Input
+    public List<String> getIncludes() {
+        return Collections.unmodifiableList(new ArrayList<String>(includes != null ? includes : defaults.getIncludes()));
+    }
+
+    public void setIncludes(List<String> includes) {
+        this.includes = new ArrayList<String>(includes);
+    }
+
+    @Input
+    public List<String> getExcludes() {
+        return Collections.unmodifiableList(new ArrayList<String>(excludes != null ? excludes : defaults.getExcludes()));
+    }
+
+    public void setExcludes(List<String> excludes) {
+        this.excludes = new ArrayList<String>(excludes);
+    }
+
+    @Input
+    public String getMode() {
+        return mode != null ? mode : defaults.getMode();
+    }
+
+    public void setMode(String mode) {
+        this.mode = mode;
+    }
+
+    @Input
+    @Optional
+    public Long getSeed() {
+        return seed != null ? seed : defaults.getSeed();
+    }
+
+    public void setSeed(Long seed) {
+        this.seed = seed;
+    }
+
+    /** Worker count: testgen's output does not depend on it, so it is not an input. */
+    @Internal("testgen's output is the same for any number of workers")
+    public Integer getJobs() {
+        return jobs != null ? jobs : defaults.getJobs();
+    }
+
+    public void setJobs(Integer jobs) {
+        this.jobs = jobs;
+    }
+
+    // ---- outputs ------------------------------------------------------------------------
+
+    /** Generated test sources, package directories below ({@code --out}). */
+    @OutputDirectory
+    public File getOutputDir() {
+        return resolve(outputDir);
+    }
+
+    public void setOutputDir(Object outputDir) {
+        this.outputDir = outputDir;
+    }
+
+    /** Where {@code testgen-report.json} is written ({@code --report}). */
+    @OutputDirectory
+    public File getReportDir() {
+        return resolve(reportDir);
+    }
+
+    public void setReportDir(Object reportDir) {
+        this.reportDir = reportDir;
+    }
+
+    /** testgen's per-class cache ({@code --cache}); local to this machine. */
+    @LocalState
+    public File getCacheDir() {
+        return resolve(cacheDir);
+    }
+
+    public void setCacheDir(Object cacheDir) {
+        this.cacheDir = cacheDir;
+    }
+
+    // ---- action -------------------------------------------------------------------------
+
+    /** The full command line, as the task will run it. */
+    @Internal
+    public List<String> getCommandLine() {
+        List<String> command = new ArrayList<String>();
+        command.add(getResolvedExecutable().getAbsolutePath());
+        command.add("generate");
+        for (File classes : classesDirs.getFiles()) {
+            if (classes.exists()) {
+                command.add("--classes");
+                command.add(classes.getAbsolutePath());
+            }
+        }
+        StringBuilder path = new StringBuilder();
+        for (File entry : classpath.getFiles()) {
+            if (entry.exists()) {
+                if (path.length() > 0) {
+                    path.append(File.pathSeparator);
+                }
+                path.append(entry.getAbsolutePath());
+            }
+        }
+        if (path.length() > 0) {
+            command.add("--classpath");
+            command.add(path.toString());
+        }
+        command.add("--out");
+        command.add(getOutputDir().getAbsolutePath());
+        command.add("--cache");
+        command.add(getCacheDir().getAbsolutePath());
+        command.add("--report");
+        command.add(getReportDir().getAbsolutePath());
+        command.add("--java");
+        command.add(getJavaExecutable().getAbsolutePath());
+        command.add("--junit");
+        command.add(String.valueOf(getJunit()));
+        if (getBudgetSeconds() != null) {
+            command.add("--budget");
+            command.add(String.valueOf(getBudgetSeconds()));
+        }
+        for (String include : getIncludes()) {
+            command.add("--include");
+            command.add(include);
+        }
+        for (String exclude : getExcludes()) {
+            command.add("--exclude");
+            command.add(exclude);
+        }
+        command.add("--mode");
+        command.add(getMode());
+        if (getSeed() != null) {
+            command.add("--seed");
+            command.add(String.valueOf(getSeed()));
+        }
+        if (getJobs() != null) {
+            command.add("--jobs");
+            command.add(String.valueOf(getJobs()));
+        }
+        return command;
+    }
+
+    @TaskAction
+    public void generate() throws IOException, InterruptedException {
+        List<String> command = getCommandLine();
+        if (!getCacheDir().isDirectory() && !getCacheDir().mkdirs()) {
+            throw new GradleException("testgen: cannot create the cache directory " + getCacheDir());
+        }
+        Logger logger = getLogger();
+        logger.info("Running {}", command);
+        ProcessBuilder builder = new ProcessBuilder(command).directory(projectDir);
+        Process process = builder.start();
+        process.getOutputStream().close();
+        Deque<String> errors = new ArrayDeque<String>();
+        Thread stderr = pump(process.getErrorStream(), logger, errors);
+        Thread stdout = pump(process.getInputStream(), logger, null);
+        int status = process.waitFor();
+        stdout.join();
+        stderr.join();
+        if (status != 0) {
+            StringBuilder message = new StringBuilder("testgen failed (exit status " + status + ")");
+            synchronized (errors) {
+                for (String line : errors) {
+                    message.append('\n').append(line);
+                }
+            }
+            throw new GradleException(message.toString());
+        }
+    }
+
+    /** Copies a stream of the binary to Gradle's log, keeping the last lines of stderr. */
+    private static Thread pump(final InputStream stream, final Logger logger, final Deque<String> keep) {
+        Thread thread = new Thread(new Runnable() {
+            @Override
+            public void run() {
+                try (BufferedReader reader = new BufferedReader(
+                        new InputStreamReader(stream, Charset.defaultCharset()))) {
+                    String line;
+                    while ((line = reader.readLine()) != null) {
+                        if (keep == null) {
+                            logger.lifecycle(line);
+                        } else {
+                            logger.warn(line);
+                            synchronized (keep) {
+                                keep.addLast(line);
+                                if (keep.size() > 40) {
+                                    keep.removeFirst();
+                                }
+                            }
+                        }
+                    }
+                } catch (IOException e) {
+                    logger.warn("testgen: reading the binary's output failed: {}", e.toString());
+                }
+            }
+        }, "testgen-output");
+        thread.setDaemon(true);
+        thread.start();
+        return thread;
+    }
+
+    // ---- helpers ------------------------------------------------------------------------
+
+    private File resolve(Object path) {
+        Object value = path;
+        if (value instanceof Callable) {
+            try {
+                value = ((Callable<?>) value).call();
+            } catch (Exception e) {
+                throw new GradleException("testgen: cannot resolve a path: " + e, e);
+            }
+        }
+        if (value == null) {
+            throw new GradleException("testgen: a required path of task " + getPath() + " is not set");
+        }
+        File file = value instanceof File ? (File) value : new File(value.toString());
+        return file.isAbsolute() ? file : new File(projectDir, file.getPath());
+    }
+
+    private static File existing(File file, String source) {
+        if (!file.isFile()) {
+            throw new GradleException("testgen: the binary named by " + source + " does not exist: " + file);
+        }
+        return file;
+    }
+
+    private static File onPath(String name) {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return null;
+        }
+        for (String dir : path.split(java.util.regex.Pattern.quote(File.pathSeparator))) {
+            if (dir.isEmpty()) {
+                continue;
+            }
+            File candidate = new File(dir, name);
+            if (candidate.isFile() && candidate.canExecute()) {
+                return candidate;
+            }
+        }
+        return null;
+    }
+
+    private static boolean isWindows() {
+        return System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).startsWith("windows");
+    }
+}

@@ -1,0 +1,119 @@
+package dev.testgen.gradle;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The {@code testgen { }} block: project-wide defaults for every {@link GenerateTestsTask}.
+ *
+ * <p>Plain getters and setters (no lazy Property API) so that the same code runs on Gradle 4.4.1
+ * and on Gradle 7 and 8; the task reads these values only when it runs.
+ */
+public class TestgenExtension {
+    private Object executable;
+    private int junit = 5;
+    private Integer budgetSeconds;
+    private List<String> includes = new ArrayList<String>();
+    private List<String> excludes = new ArrayList<String>();
+    private String mode = "incremental";
+    private Long seed;
+    private Integer jobs;
+    private Object javaExecutable;
+
+    /**
+     * The testgen binary (a path, relative to the project directory, or a File). When unset:
+     * the project property {@code testgen.executable}, then the environment variable
+     * {@code TESTGEN}, then {@code testgen} on the {@code PATH}.
+     */
+    public Object getExecutable() {
+        return executable;
+    }
+
+    public void setExecutable(Object executable) {
+        this.executable = executable;
+    }
+
+    /** JUnit generation, 5 or 4 ({@code --junit}); default 5. testgen rejects anything else. */
+    public int getJunit() {
+        return junit;
+    }
+
+    public void setJunit(int junit) {
+        this.junit = junit;
+    }
+
+    /** Time budget per class in seconds ({@code --budget}); unset: testgen's default. */
+    public Integer getBudgetSeconds() {
+        return budgetSeconds;
+    }
+
+    public void setBudgetSeconds(Integer budgetSeconds) {
+        this.budgetSeconds = budgetSeconds;
+    }
+
+    /** Class name patterns to test ({@code --include}, repeated); empty: every class. */
+    public List<String> getIncludes() {
+        return includes;
+    }
+
+    public void setIncludes(List<String> includes) {
+        this.includes = new ArrayList<String>(includes);
+    }
+
+    public void include(String... patterns) {
+        includes.addAll(Arrays.asList(patterns));
+    }
+
+    /** Class name patterns to leave out ({@code --exclude}, repeated). */
+    public List<String> getExcludes() {
+        return excludes;
+    }
+
+    public void setExcludes(List<String> excludes) {
+        this.excludes = new ArrayList<String>(excludes);
+    }
+
+    public void exclude(String... patterns) {
+        excludes.addAll(Arrays.asList(patterns));
+    }
+
+    /** {@code incremental} (default: only changed classes) or {@code full} ({@code --mode}). */
+    public String getMode() {
+        return mode;
+    }
+
+    public void setMode(String mode) {
+        this.mode = mode;
+    }
+
+    /** Seed of testgen's search ({@code --seed}); unset: testgen's default. */
+    public Long getSeed() {
+        return seed;
+    }
+
+    public void setSeed(Long seed) {
+        this.seed = seed;
+    }
+
+    /** Worker count ({@code --jobs}); unset: testgen's default. Does not change the output. */
+    public Integer getJobs() {
+        return jobs;
+    }
+
+    public void setJobs(Integer jobs) {
+        this.jobs = jobs;
+    }
+
+    /**
+     * The {@code java} that runs the code under test ({@code --java}); unset: the JVM that runs
+     * Gradle.
+     */
+    public Object getJavaExecutable() {
+        return javaExecutable;
+    }
+
+    public void setJavaExecutable(Object javaExecutable) {
+        this.javaExecutable = javaExecutable;
+    }
+}

@@ -1,0 +1,99 @@
+package dev.testgen.gradle;
+
+import java.io.File;
+import java.util.concurrent.Callable;
+
+import org.gradle.api.Action;
+import org.gradle.api.GradleException;
+import org.gradle.api.Plugin;
+import org.gradle.api.Project;
+import org.gradle.api.file.FileCollection;
+import org.gradle.api.plugins.AppliedPlugin;
+import org.gradle.api.tasks.SourceSet;
+import org.gradle.api.tasks.SourceSetContainer;
+
+/**
+ * The {@code dev.testgen} plugin: a {@code testgen { }} extension and, once the {@code java}
+ * plugin is applied, a {@code generateTests} task whose output directory is a source directory
+ * of the {@code test} source set (so {@code compileTestJava} compiles and {@code test} runs the
+ * generated tests).
+ */
+public class TestgenPlugin implements Plugin<Project> {
+    public static final String EXTENSION_NAME = "testgen";
+    public static final String TASK_NAME = "generateTests";
+
+    @Override
+    public void apply(final Project project) {
+        final TestgenExtension extension = project.getExtensions().create(EXTENSION_NAME, TestgenExtension.class);
+        project.getPluginManager().withPlugin("java", new Action<AppliedPlugin>() {
+            @Override
+            public void execute(AppliedPlugin java) {
+                configure(project, extension);
+            }
+        });
+    }
+
+    private static void configure(final Project project, TestgenExtension extension) {
+        SourceSetContainer sourceSets = sourceSets(project);
+        final SourceSet main = sourceSets.getByName(SourceSet.MAIN_SOURCE_SET_NAME);
+        SourceSet test = sourceSets.getByName(SourceSet.TEST_SOURCE_SET_NAME);
+
+        final GenerateTestsTask task = project.getTasks().create(TASK_NAME, GenerateTestsTask.class);
+        task.setGroup("verification");
+        task.setDescription("Generates JUnit tests for the main classes with testgen.");
+        task.setDefaults(extension);
+        task.dependsOn(main.getClassesTaskName());
+        // Lazy: read when the task runs, after the build script had its say.
+        task.setClassesDirs(project.files(new Callable<FileCollection>() {
+            @Override
+            public FileCollection call() {
+                return main.getOutput().getClassesDirs();
+            }
+        }));
+        task.setClasspath(project.files(new Callable<FileCollection>() {
+            @Override
+            public FileCollection call() {
+                return main.getRuntimeClasspath().minus(main.getOutput().getClassesDirs());
+            }
+        }));
+        task.setOutputDir(buildPath(project, "generated-tests/testgen/java"));
+        task.setReportDir(buildPath(project, "reports/testgen"));
+        task.setCacheDir(buildPath(project, "generated-tests/testgen/testgen-cache"));
+
+        test.getJava().srcDir(new Callable<File>() {
+            @Override
+            public File call() {
+                return task.getOutputDir();
+            }
+        });
+        project.getTasks().getByName(test.getCompileJavaTaskName()).dependsOn(task);
+    }
+
+    private static Callable<File> buildPath(final Project project, final String path) {
+        return new Callable<File>() {
+            @Override
+            public File call() {
+                return new File(project.getBuildDir(), path);
+            }
+        };
+    }
+
+    /**
+     * The project's source sets in a way that works from Gradle 4.4 to 9: since Gradle 4.10 they
+     * are the {@code sourceSets} extension (typed {@link SourceSetContainer}; the
+     * {@code JavaPluginConvention} that held them before is deprecated in 8 and gone in 9);
+     * before 4.10 {@code sourceSets} is a convention property, which {@code
+     * Project.property} finds without naming the convention type.
+     */
+    static SourceSetContainer sourceSets(Project project) {
+        SourceSetContainer container = project.getExtensions().findByType(SourceSetContainer.class);
+        if (container != null) {
+            return container;
+        }
+        Object property = project.findProperty("sourceSets");
+        if (property instanceof SourceSetContainer) {
+            return (SourceSetContainer) property;
+        }
+        throw new GradleException("testgen: the project has the java plugin but no sourceSets");
+    }
+}
