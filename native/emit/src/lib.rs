@@ -1,0 +1,19 @@
+//! Test emission: JUnit 5 / JUnit 4 source for executed plans
+//! ([`emit`](mod@emit)), choosing a covering subset of tests ([`minimise`]),
+//! and checking generated classes with the JDK's `javac` and the JUnit
+//! console launcher ([`validate`]).
+//!
+//! Generated tests depend on JUnit and nothing else, read arrange / act /
+//! assert, and are byte-identical for identical input.
+
+pub mod emit;
+mod literal;
+pub mod minimise;
+mod names;
+mod types;
+
+pub use emit::{
+    emit, emit_cases, header_line, observe, parse_header, test_class_name, with_receiver_observed,
+    EmittedClass, EmittedMethod, Header, JUnit, Skipped, TestCase, TestClass,
+};
+pub use minimise::{select_covering, select_covering_with_costs};

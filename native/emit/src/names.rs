@@ -1,0 +1,365 @@
+//! Identifiers: Java-safe names for locals and test methods, and the short
+//! descriptions of values that test names are made of (`Negative5`,
+//! `BulkItem`, `NaN`).
+
+use testgen_exec::{RenderedValue, Value};
+
+/// Java's reserved words and literals, which no identifier may be.
+const RESERVED: &[&str] = &[
+    "_",
+    "abstract",
+    "assert",
+    "boolean",
+    "break",
+    "byte",
+    "case",
+    "catch",
+    "char",
+    "class",
+    "const",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extends",
+    "false",
+    "final",
+    "finally",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "implements",
+    "import",
+    "instanceof",
+    "int",
+    "interface",
+    "long",
+    "native",
+    "new",
+    "null",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "return",
+    "short",
+    "static",
+    "strictfp",
+    "super",
+    "switch",
+    "synchronized",
+    "this",
+    "throw",
+    "throws",
+    "transient",
+    "true",
+    "try",
+    "var",
+    "void",
+    "volatile",
+    "while",
+];
+
+/// A valid Java identifier made of `text`'s ASCII letters, digits and
+/// underscores: never empty, never starting with a digit, never a keyword.
+pub fn identifier(text: &str) -> String {
+    let mut out: String = text
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    if out.is_empty() {
+        out.push_str("value");
+    }
+    if out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, '_');
+    }
+    if RESERVED.contains(&out.as_str()) {
+        out.push('_');
+    }
+    out
+}
+
+/// `Item` -> `item`, `URLParser` -> `urlParser`, `int[]` -> `intArray`.
+pub fn local_name(simple_type_name: &str) -> String {
+    let (base, arrays) = match simple_type_name.find("[]") {
+        Some(at) => (&simple_type_name[..at], "Array"),
+        None => (simple_type_name, ""),
+    };
+    let chars: Vec<char> = base.chars().collect();
+    // Lower the leading run of capitals, keeping the last one of a run that
+    // starts a word (`URLParser` -> `urlParser`).
+    let mut upper = chars.iter().take_while(|c| c.is_ascii_uppercase()).count();
+    if upper > 1 && upper < chars.len() {
+        upper -= 1;
+    }
+    let name: String = chars
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            if i < upper.max(1) {
+                c.to_ascii_lowercase()
+            } else {
+                *c
+            }
+        })
+        .collect();
+    let name = format!("{name}{arrays}");
+    if RESERVED.contains(&name.as_str()) {
+        format!("{name}Value")
+    } else {
+        identifier(&name)
+    }
+}
+
+/// `bulk item` -> `BulkItem`, `SMALL_BOX` -> `SmallBox`: words of ASCII
+/// letters and digits, each capitalised, at most `max_words`.
+pub fn camel_words(text: &str, max_words: usize) -> String {
+    let words: Vec<&str> = text
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(max_words)
+        .collect();
+    let all_upper = words
+        .iter()
+        .all(|w| !w.chars().any(|c| c.is_ascii_lowercase()));
+    words
+        .iter()
+        .map(|word| {
+            let mut chars = word.chars();
+            let first = chars.next().map(|c| c.to_ascii_uppercase());
+            let rest: String = if all_upper {
+                chars.map(|c| c.to_ascii_lowercase()).collect()
+            } else {
+                chars.collect()
+            };
+            first.into_iter().chain(rest.chars()).collect::<String>()
+        })
+        .collect()
+}
+
+/// Capitalises the first letter: `total` -> `Total`.
+pub fn capitalise(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_ascii_uppercase().to_string() + chars.as_str(),
+        None => String::new(),
+    }
+}
+
+/// A property name from a getter: `getTotalQuarters` -> `TotalQuarters`,
+/// `isBulk` -> `Bulk`, `size` -> `Size`.
+pub fn property_name(getter: &str) -> String {
+    let stripped = getter
+        .strip_prefix("get")
+        .or_else(|| getter.strip_prefix("is"))
+        .filter(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
+        .unwrap_or(getter);
+    capitalise(&identifier(stripped))
+}
+
+fn describe_integer(value: i64) -> String {
+    if value < 0 {
+        format!("Negative{}", value.unsigned_abs())
+    } else {
+        value.to_string()
+    }
+}
+
+fn describe_char(unit: u16) -> String {
+    match char::from_u32(u32::from(unit)) {
+        Some(c) if c.is_ascii_alphanumeric() => format!("Char{}", c.to_ascii_uppercase()),
+        _ => format!("Char{unit}"),
+    }
+}
+
+fn describe_floating(
+    text: String,
+    nan: bool,
+    infinite: bool,
+    negative: bool,
+    zero: bool,
+) -> String {
+    let sign = if negative { "Negative" } else { "" };
+    if nan {
+        "NaN".to_string()
+    } else if infinite {
+        format!("{sign}Infinity")
+    } else if zero {
+        format!("{sign}Zero")
+    } else {
+        let digits = text
+            .trim_start_matches('-')
+            .replace('.', "Point")
+            .replace('e', "E")
+            .replace('-', "Minus");
+        format!("{sign}{digits}")
+    }
+}
+
+fn describe_string(text: &str) -> String {
+    if text.is_empty() {
+        return "EmptyString".to_string();
+    }
+    let words = camel_words(text, 4);
+    if words.is_empty() {
+        "String".to_string()
+    } else if words.len() > 32 {
+        words[..32].to_string()
+    } else {
+        words
+    }
+}
+
+/// A few identifier characters saying what a result is: `10`,
+/// `Negative5`, `BulkItem`, `Null`, `NaN`, `Winter`, `Item`.
+pub fn describe_rendered(value: &RenderedValue) -> String {
+    match value {
+        RenderedValue::Null => "Null".to_string(),
+        RenderedValue::Boolean { value } => capitalise(&value.to_string()),
+        RenderedValue::Byte { value } => describe_integer(i64::from(*value)),
+        RenderedValue::Short { value } => describe_integer(i64::from(*value)),
+        RenderedValue::Int { value } => describe_integer(i64::from(*value)),
+        RenderedValue::Long { value } => describe_integer(*value),
+        RenderedValue::Char { value } => describe_char(*value),
+        RenderedValue::Float { bits } => {
+            let v = f32::from_bits(*bits);
+            describe_floating(
+                v.to_string(),
+                v.is_nan(),
+                v.is_infinite(),
+                v.is_sign_negative(),
+                v == 0.0,
+            )
+        }
+        RenderedValue::Double { bits } => {
+            let v = f64::from_bits(*bits);
+            describe_floating(
+                v.to_string(),
+                v.is_nan(),
+                v.is_infinite(),
+                v.is_sign_negative(),
+                v == 0.0,
+            )
+        }
+        RenderedValue::String { value, .. } => describe_string(&value.to_string_lossy()),
+        RenderedValue::Enum { name, .. } => camel_words(name, 4),
+        RenderedValue::Boxed { value } => describe_rendered(value),
+        RenderedValue::Array { length, .. } => {
+            if *length == 0 {
+                "EmptyArray".to_string()
+            } else {
+                format!("ArrayOfLength{length}")
+            }
+        }
+        RenderedValue::Object { class, .. } => identifier(crate::types::simple_name(class)),
+    }
+}
+
+/// The same for an argument of a plan; `None` for references.
+pub fn describe_value(value: &Value) -> Option<String> {
+    crate::literal::rendered_of(value).map(|rendered| describe_rendered(&rendered))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_are_safe() {
+        assert_eq!(identifier("class"), "class_");
+        assert_eq!(identifier("3d"), "_3d");
+        assert_eq!(identifier("a-b c"), "abc");
+        assert_eq!(identifier(""), "value");
+        assert_eq!(local_name("Item"), "item");
+        assert_eq!(local_name("CoinBox"), "coinBox");
+        assert_eq!(local_name("URLParser"), "urlParser");
+        assert_eq!(local_name("int[]"), "intArray");
+        assert_eq!(local_name("Default"), "defaultValue");
+        assert_eq!(local_name("X"), "x");
+    }
+
+    #[test]
+    fn values_describe_themselves() {
+        let d = |v: RenderedValue| describe_rendered(&v);
+        assert_eq!(d(RenderedValue::Int { value: 10 }), "10");
+        assert_eq!(d(RenderedValue::Int { value: -5 }), "Negative5");
+        assert_eq!(
+            d(RenderedValue::Long { value: i64::MIN }),
+            "Negative9223372036854775808"
+        );
+        assert_eq!(d(RenderedValue::Null), "Null");
+        assert_eq!(d(RenderedValue::Boolean { value: true }), "True");
+        assert_eq!(
+            d(RenderedValue::Double {
+                bits: 1.5f64.to_bits()
+            }),
+            "1Point5"
+        );
+        assert_eq!(
+            d(RenderedValue::Double {
+                bits: (-0.0f64).to_bits()
+            }),
+            "NegativeZero"
+        );
+        assert_eq!(
+            d(RenderedValue::Float {
+                bits: f32::NAN.to_bits()
+            }),
+            "NaN"
+        );
+        assert_eq!(
+            d(RenderedValue::Double {
+                bits: 1e-7f64.to_bits()
+            }),
+            "0Point0000001"
+        );
+        assert_eq!(
+            d(RenderedValue::String {
+                value: "bulk item".into(),
+                full_length: None
+            }),
+            "BulkItem"
+        );
+        assert_eq!(
+            d(RenderedValue::String {
+                value: "Hello, stranger".into(),
+                full_length: None
+            }),
+            "HelloStranger"
+        );
+        assert_eq!(
+            d(RenderedValue::String {
+                value: "".into(),
+                full_length: None
+            }),
+            "EmptyString"
+        );
+        assert_eq!(
+            d(RenderedValue::String {
+                value: "+inf".into(),
+                full_length: None
+            }),
+            "Inf"
+        );
+        assert_eq!(
+            d(RenderedValue::Enum {
+                class: "a.Season".into(),
+                name: "WINTER".into()
+            }),
+            "Winter"
+        );
+        assert_eq!(
+            d(RenderedValue::Char {
+                value: u16::from(b'a')
+            }),
+            "CharA"
+        );
+        assert_eq!(property_name("getTotalQuarters"), "TotalQuarters");
+        assert_eq!(property_name("isBulk"), "Bulk");
+        assert_eq!(property_name("size"), "Size");
+        assert_eq!(camel_words("SMALL_BOX", 4), "SmallBox");
+    }
+}
