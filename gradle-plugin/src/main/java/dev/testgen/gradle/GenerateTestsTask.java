@@ -17,7 +17,9 @@ import java.util.concurrent.Callable;
 import org.gradle.api.DefaultTask;
 import org.gradle.api.GradleException;
 import org.gradle.api.file.FileCollection;
+import org.gradle.api.file.FileSystemLocation;
 import org.gradle.api.logging.Logger;
+import org.gradle.api.provider.Provider;
 import org.gradle.api.tasks.CacheableTask;
 import org.gradle.api.tasks.Classpath;
 import org.gradle.api.tasks.Input;
@@ -405,6 +407,12 @@ public class GenerateTestsTask extends DefaultTask {
             } catch (Exception e) {
                 throw new GradleException("testgen: cannot resolve a path: " + e, e);
             }
+        }
+        if (value instanceof Provider) {
+            value = ((Provider<?>) value).getOrNull();
+        }
+        if (value instanceof FileSystemLocation) {
+            value = ((FileSystemLocation) value).getAsFile();
         }
         if (value == null) {
             throw new GradleException("testgen: a required path of task " + getPath() + " is not set");

@@ -7,8 +7,10 @@ import org.gradle.api.Action;
 import org.gradle.api.GradleException;
 import org.gradle.api.Plugin;
 import org.gradle.api.Project;
+import org.gradle.api.file.Directory;
 import org.gradle.api.file.FileCollection;
 import org.gradle.api.plugins.AppliedPlugin;
+import org.gradle.api.provider.Provider;
 import org.gradle.api.tasks.SourceSet;
 import org.gradle.api.tasks.SourceSetContainer;
 
@@ -69,13 +71,13 @@ public class TestgenPlugin implements Plugin<Project> {
         project.getTasks().getByName(test.getCompileJavaTaskName()).dependsOn(task);
     }
 
-    private static Callable<File> buildPath(final Project project, final String path) {
-        return new Callable<File>() {
-            @Override
-            public File call() {
-                return new File(project.getBuildDir(), path);
-            }
-        };
+    /**
+     * A directory below the build directory, resolved when the task runs. {@code
+     * ProjectLayout.getBuildDirectory()} exists since Gradle 4.1 with the same signature as in
+     * Gradle 8, and unlike {@code Project.getBuildDir()} it is not deprecated there.
+     */
+    private static Provider<Directory> buildPath(Project project, String path) {
+        return project.getLayout().getBuildDirectory().dir(path);
     }
 
     /**
