@@ -63,6 +63,7 @@ pub struct EmittedClass {
     pub package: String,
     /// Simple name of the test class, e.g. `CartGeneratedTest`.
     pub class_name: String,
+    pub junit: JUnit,
     /// Relative path of the source file: `fixtures/explore/CartGeneratedTest.java`.
     pub path: PathBuf,
     pub source: String,
@@ -315,6 +316,7 @@ pub fn emit_cases(class: &TestClass, cases: &[usize]) -> EmittedClass {
     EmittedClass {
         package,
         class_name,
+        junit: class.junit,
         path,
         source,
         methods: spans,
@@ -477,6 +479,8 @@ struct Writer<'a> {
     statics: &'a mut BTreeSet<&'static str>,
     locals: Vec<Option<Local>>,
     used: BTreeSet<String>,
+    /// Statements before this one are the arrange part.
+    arrange_end: usize,
 }
 
 /// At most this many assertions on one value.
@@ -505,6 +509,7 @@ fn write_case(
         statics: &mut own_statics,
         locals: vec![None; case.plan.statements.len()],
         used,
+        arrange_end: 0,
     };
     let method = writer.method(&shape)?;
     *statics = own_statics;
@@ -521,6 +526,7 @@ struct Code {
 
 impl<'a> Writer<'a> {
     fn method(&mut self, shape: &Shape) -> Result<Method, String> {
+        self.arrange_end = shape.act;
         let statements = &self.case.plan.statements;
         let referenced: BTreeSet<usize> = statements[..=shape.act]
             .iter()
@@ -546,63 +552,68 @@ impl<'a> Writer<'a> {
         let act_name = self.act_name(shape.act);
         let arguments = act_arguments(&statements[shape.act])
             .iter()
-            .map(names::describe_value)
+            .map(|arg| match arg {
+                Value::Ref { statement } => self.values(*statement).0.map(names::describe_rendered),
+                literal => names::describe_value(literal),
+            })
             .collect();
-        let behaviour;
-        if let Some((first, second)) = &shape.threw {
-            behaviour = format!(
-                "Throws{}",
-                names::identifier(types::simple_name(&first.class))
-            );
-            self.assert_thrown(first, second, act, &mut lines);
-        } else {
-            let mut asserts = Vec::new();
-            match act.ty {
-                Some(ty) => {
-                    let (a, b) = self.values(shape.act);
-                    let (a, b) = (a.expect("checked by shape"), b.expect("checked by shape"));
-                    lines.push(format!("{} result = {};", ty.source(), act.expr));
-                    self.locals[shape.act] = Some(Local {
-                        name: "result".into(),
-                        ty: ty.clone(),
-                    });
-                    behaviour = match &statements[shape.act] {
-                        Statement::New { .. } => self
-                            .first_property(a, b)
-                            .map(|(name, value)| format!("Has{name}{value}"))
-                            .unwrap_or_else(|| "CreatesInstance".to_string()),
-                        _ if same(a, b) => format!("Returns{}", names::describe_rendered(a)),
-                        _ => "Returns".to_string(),
-                    };
-                    self.assert_same_as_earlier(shape.act, &mut asserts);
-                    self.assert_value(a, b, Some(&ty), "result", 0, &mut asserts);
-                }
-                None => {
-                    lines.push(format!("{};", act.expr));
-                    behaviour = String::new();
-                }
+        let behaviour = match &shape.threw {
+            Some((first, second)) => {
+                self.assert_thrown(first, second, act, &mut lines);
+                format!(
+                    "Throws{}",
+                    names::identifier(types::simple_name(&first.class))
+                )
             }
-            let state = self.assert_observations(shape, &mut asserts);
-            let behaviour = match (behaviour.is_empty(), state) {
-                (false, _) => behaviour,
-                (true, Some((property, value))) => format!("Sets{property}To{value}"),
-                (true, None) => "Succeeds".to_string(),
-            };
-            if !asserts.is_empty() {
-                lines.push(String::new());
-                lines.extend(asserts);
-            }
-            return Ok(Method {
-                lines,
-                name: names::identifier(&format!("{act_name}{behaviour}")),
-                arguments,
-            });
-        }
+            None => self.act_and_assert(shape, act, &mut lines),
+        };
         Ok(Method {
             lines,
             name: names::identifier(&format!("{act_name}{behaviour}")),
             arguments,
         })
+    }
+
+    /// The act that completed, then the assertions on its result and on
+    /// the state it left; returns the behaviour part of the test's name.
+    fn act_and_assert(&mut self, shape: &Shape, act: Code, lines: &mut Vec<String>) -> String {
+        let mut asserts = Vec::new();
+        let mut behaviour = String::new();
+        let (a, b) = self.values(shape.act);
+        match (act.ty, a, b) {
+            (Some(ty), Some(a), Some(b)) => {
+                self.locals[shape.act] = Some(Local {
+                    name: "result".into(),
+                    ty: ty.clone(),
+                });
+                self.assert_value(a, b, Some(&ty), "result", 0, &mut asserts);
+                if asserts.is_empty() && act.statement_expression {
+                    // Nothing both runs agree on: the call alone.
+                    lines.push(format!("{};", act.expr));
+                } else {
+                    lines.push(format!("{} result = {};", ty.source(), act.expr));
+                    behaviour = match &self.case.plan.statements[shape.act] {
+                        Statement::New { .. } => self
+                            .first_property(a, b)
+                            .map(|(name, value)| format!("Has{name}{value}"))
+                            .unwrap_or_else(|| "CreatesInstance".to_string()),
+                        _ if same(a, b) => format!("Returns{}", names::describe_rendered(a)),
+                        _ => String::new(),
+                    };
+                }
+            }
+            _ => lines.push(format!("{};", act.expr)),
+        }
+        let state = self.assert_observations(shape, &mut asserts);
+        if !asserts.is_empty() {
+            lines.push(String::new());
+            lines.extend(asserts);
+        }
+        match (behaviour.is_empty(), state) {
+            (false, _) => behaviour,
+            (true, Some((property, value))) => format!("Sets{property}To{value}"),
+            (true, None) => "Succeeds".to_string(),
+        }
     }
 
     fn values(&self, index: usize) -> (Option<&'a RenderedValue>, Option<&'a RenderedValue>) {
@@ -843,7 +854,14 @@ impl<'a> Writer<'a> {
         };
         let exception = type_ref(&first.class);
         self.statics.insert("assertThrows");
-        let message_agrees = first.message == second.message
+        // The JVM's own messages for these change between JDK versions and
+        // options (helpful NullPointerException messages, class loader names).
+        let jvm_message = matches!(
+            first.class.as_str(),
+            "java.lang.NullPointerException" | "java.lang.ClassCastException"
+        );
+        let message_agrees = !jvm_message
+            && first.message == second.message
             && first
                 .message
                 .as_deref()
@@ -871,29 +889,24 @@ impl<'a> Writer<'a> {
         }
     }
 
-    /// `assertSame(item, result)` when the act returned an object that an
-    /// earlier statement produced (in both runs).
-    fn assert_same_as_earlier(&mut self, act: usize, out: &mut Vec<String>) {
-        let identity = |value: Option<&RenderedValue>| match value {
-            Some(
-                RenderedValue::Object { identity, .. } | RenderedValue::Array { identity, .. },
-            ) => Some(*identity),
-            _ => None,
-        };
-        let (a, b) = self.values(act);
-        let (Some(a), Some(b)) = (identity(a), identity(b)) else {
-            return;
-        };
-        for earlier in 0..act {
-            let (x, y) = self.values(earlier);
-            if identity(x) == Some(a) && identity(y) == Some(b) {
-                if let Some(local) = &self.locals[earlier] {
-                    self.statics.insert("assertSame");
-                    out.push(format!("assertSame({}, result);", local.name));
-                    return;
-                }
+    /// The arrange local holding the same object as `a` / `b` (the value
+    /// in each run), if any: identity hashes differ between runs, but which
+    /// statement made an object does not.
+    fn same_object_as(&self, a: &RenderedValue, b: &RenderedValue) -> Option<String> {
+        fn identity(value: Option<&RenderedValue>) -> Option<i32> {
+            match value {
+                Some(
+                    RenderedValue::Object { identity, .. } | RenderedValue::Array { identity, .. },
+                ) => Some(*identity),
+                _ => None,
             }
         }
+        let (a, b) = (identity(Some(a))?, identity(Some(b))?);
+        (0..self.arrange_end).find_map(|earlier| {
+            let (x, y) = self.values(earlier);
+            let local = self.locals[earlier].as_ref()?;
+            (identity(x) == Some(a) && identity(y) == Some(b)).then(|| local.name.clone())
+        })
     }
 
     /// The state after the act of each observed object: the properties
@@ -916,19 +929,6 @@ impl<'a> Writer<'a> {
             let (Some(after), Some(after2)) = self.values(observation) else {
                 continue;
             };
-            let (
-                RenderedValue::Object {
-                    properties: Some(properties),
-                    ..
-                },
-                RenderedValue::Object {
-                    properties: Some(properties2),
-                    ..
-                },
-            ) = (after, after2)
-            else {
-                continue;
-            };
             let before = match self.values(target).0 {
                 Some(RenderedValue::Object {
                     properties: Some(before),
@@ -936,43 +936,26 @@ impl<'a> Writer<'a> {
                 }) => before.clone(),
                 _ => Vec::new(),
             };
-            let changed: Vec<_> = properties
-                .iter()
-                .filter(|p| {
-                    !before
-                        .iter()
-                        .any(|b| b.name == p.name && outcome_same(&b.outcome, &p.outcome))
-                })
-                .cloned()
-                .collect();
-            let chosen = if changed.is_empty() && void_act {
-                properties.clone()
-            } else {
-                changed
-            };
             let Some(access) = self.object_access(&local.name, Some(&local.ty), after, 0) else {
                 continue;
             };
-            for property in &chosen {
-                let Some(other) = properties2.iter().find(|p| p.name == property.name) else {
-                    continue;
-                };
-                let (PropertyOutcome::Value { value: a }, PropertyOutcome::Value { value: b }) =
-                    (&property.outcome, &other.outcome)
-                else {
-                    continue;
-                };
-                if !same(a, b) || !deterministic(a) {
+            let pairs = paired_properties(after, after2);
+            let changed = |name: &str, value: &RenderedValue| {
+                !before.iter().any(|b| {
+                    b.name == name
+                        && matches!(&b.outcome, PropertyOutcome::Value { value: old } if same(old, value))
+                })
+            };
+            let any_changed = pairs.iter().any(|(name, a, _)| changed(name, a));
+            for (name, a, b) in pairs {
+                if !same(a, b) || (!changed(name, a) && (any_changed || !void_act)) {
                     continue;
                 }
                 let before_len = out.len();
-                let actual = format!("{access}.{}()", property.name);
+                let actual = format!("{access}.{name}()");
                 self.assert_value(a, b, None, &actual, 1, out);
                 if out.len() > before_len && first_change.is_none() && !before.is_empty() {
-                    first_change = Some((
-                        names::property_name(&property.name),
-                        names::describe_rendered(a),
-                    ));
+                    first_change = Some((names::property_name(name), names::describe_rendered(a)));
                 }
             }
         }
@@ -981,30 +964,10 @@ impl<'a> Writer<'a> {
 
     /// The first property of a new object that can be asserted, for the name.
     fn first_property(&self, a: &RenderedValue, b: &RenderedValue) -> Option<(String, String)> {
-        let (
-            RenderedValue::Object {
-                properties: Some(pa),
-                ..
-            },
-            RenderedValue::Object {
-                properties: Some(pb),
-                ..
-            },
-        ) = (a, b)
-        else {
-            return None;
-        };
-        pa.iter().find_map(|p| {
-            let q = pb.iter().find(|q| q.name == p.name)?;
-            match (&p.outcome, &q.outcome) {
-                (PropertyOutcome::Value { value: x }, PropertyOutcome::Value { value: y })
-                    if same(x, y) && deterministic(x) && literal::of_rendered(x).is_some() =>
-                {
-                    Some((names::property_name(&p.name), names::describe_rendered(x)))
-                }
-                _ => None,
-            }
-        })
+        paired_properties(a, b)
+            .into_iter()
+            .find(|(_, x, y)| same(x, y) && literal::of_rendered(x).is_some())
+            .map(|(name, x, _)| (names::property_name(name), names::describe_rendered(x)))
     }
 
     /// How to call getters on `actual` (runtime value `value`, static type
@@ -1050,6 +1013,11 @@ impl<'a> Writer<'a> {
         if out.len() >= MAX_ASSERTIONS {
             return;
         }
+        if let Some(local) = self.same_object_as(a, b) {
+            self.statics.insert("assertSame");
+            out.push(format!("assertSame({local}, {actual});"));
+            return;
+        }
         match (a, b) {
             (
                 RenderedValue::Object {
@@ -1069,24 +1037,13 @@ impl<'a> Writer<'a> {
                     // Collections are used through their interfaces.
                     (collection && ty.is_some_and(|t| !t.is_object())).then(|| actual.to_string())
                 });
-                if let (Some(access), Some(pa), Some(pb)) = (access, pa, pb) {
-                    for p in pa {
-                        if collection && !matches!(p.name.as_str(), "size" | "isEmpty") {
+                if let Some(access) = access {
+                    for (name, x, y) in paired_properties(a, b) {
+                        if collection && !matches!(name, "size" | "isEmpty") {
                             continue;
                         }
-                        let Some(q) = pb.iter().find(|q| q.name == p.name) else {
-                            continue;
-                        };
-                        if let (
-                            PropertyOutcome::Value { value: x },
-                            PropertyOutcome::Value { value: y },
-                        ) = (&p.outcome, &q.outcome)
-                        {
-                            if deterministic(x) {
-                                let getter = format!("{access}.{}()", p.name);
-                                self.assert_value(x, y, None, &getter, depth + 1, out);
-                            }
-                        }
+                        let getter = format!("{access}.{name}()");
+                        self.assert_value(x, y, None, &getter, depth + 1, out);
                     }
                 }
                 if out.len() == before && depth == 0 {
@@ -1179,55 +1136,35 @@ impl<'a> Writer<'a> {
             }
             RenderedValue::Float { bits } => {
                 let v = f32::from_bits(*bits);
-                let class = type_ref("java.lang.Float");
-                let expected = literal::float(*bits);
-                if v.is_nan() {
-                    assert(
-                        "assertTrue",
-                        format!("assertTrue({class}.isNaN({actual}));"),
-                    );
-                } else if self.junit == JUnit::Five {
-                    assert(
-                        "assertEquals",
-                        format!("assertEquals({expected}, {actual});"),
-                    );
-                } else if v == 0.0 {
-                    assert(
-                        "assertEquals",
-                        format!("assertEquals({class}.floatToIntBits({expected}), {class}.floatToIntBits({actual}));"),
-                    );
-                } else {
-                    assert(
-                        "assertEquals",
-                        format!("assertEquals({expected}, {actual}, 0.0f);"),
-                    );
-                }
+                let (name, line) = floating_assertion(
+                    FloatingValue {
+                        class: "java.lang.Float",
+                        expected: literal::float(*bits),
+                        nan: v.is_nan(),
+                        zero: v == 0.0,
+                        to_bits: "floatToIntBits",
+                        delta: "0.0f",
+                    },
+                    self.junit,
+                    actual,
+                );
+                assert(name, line);
             }
             RenderedValue::Double { bits } => {
                 let v = f64::from_bits(*bits);
-                let class = type_ref("java.lang.Double");
-                let expected = literal::double(*bits);
-                if v.is_nan() {
-                    assert(
-                        "assertTrue",
-                        format!("assertTrue({class}.isNaN({actual}));"),
-                    );
-                } else if self.junit == JUnit::Five {
-                    assert(
-                        "assertEquals",
-                        format!("assertEquals({expected}, {actual});"),
-                    );
-                } else if v == 0.0 {
-                    assert(
-                        "assertEquals",
-                        format!("assertEquals({class}.doubleToLongBits({expected}), {class}.doubleToLongBits({actual}));"),
-                    );
-                } else {
-                    assert(
-                        "assertEquals",
-                        format!("assertEquals({expected}, {actual}, 0.0);"),
-                    );
-                }
+                let (name, line) = floating_assertion(
+                    FloatingValue {
+                        class: "java.lang.Double",
+                        expected: literal::double(*bits),
+                        nan: v.is_nan(),
+                        zero: v == 0.0,
+                        to_bits: "doubleToLongBits",
+                        delta: "0.0",
+                    },
+                    self.junit,
+                    actual,
+                );
+                assert(name, line);
             }
             RenderedValue::String {
                 value,
@@ -1259,6 +1196,88 @@ fn value_of(outcome: Option<&StatementOutcome>) -> Option<&RenderedValue> {
     match outcome {
         Some(StatementOutcome::Value { value }) => Some(value),
         _ => None,
+    }
+}
+
+/// The getters both summaries have a value for (the first run's value
+/// deterministic), in the first summary's order: `(name, first, second)`.
+fn paired_properties<'v>(
+    a: &'v RenderedValue,
+    b: &'v RenderedValue,
+) -> Vec<(&'v str, &'v RenderedValue, &'v RenderedValue)> {
+    let (
+        RenderedValue::Object {
+            properties: Some(pa),
+            ..
+        },
+        RenderedValue::Object {
+            properties: Some(pb),
+            ..
+        },
+    ) = (a, b)
+    else {
+        return Vec::new();
+    };
+    pa.iter()
+        .filter_map(|p| {
+            let q = pb.iter().find(|q| q.name == p.name)?;
+            match (&p.outcome, &q.outcome) {
+                (PropertyOutcome::Value { value: x }, PropertyOutcome::Value { value: y })
+                    if deterministic(x) =>
+                {
+                    Some((p.name.as_str(), x, y))
+                }
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// An expected `float` or `double` and how its type is asserted exactly.
+struct FloatingValue {
+    class: &'static str,
+    expected: String,
+    nan: bool,
+    zero: bool,
+    /// The wrapper's method giving the bits (`floatToIntBits`).
+    to_bits: &'static str,
+    /// A zero delta of the type, for JUnit 4.
+    delta: &'static str,
+}
+
+/// The assertion (and its static import) that `actual` is exactly
+/// `value`: JUnit 5 compares floating point by bits (NaN equals NaN,
+/// `-0.0` differs from `0.0`); JUnit 4 with a zero delta does not tell
+/// the zeros apart, so zeros are compared by bits there.
+fn floating_assertion(value: FloatingValue, junit: JUnit, actual: &str) -> (&'static str, String) {
+    let FloatingValue {
+        class,
+        expected,
+        to_bits,
+        delta,
+        ..
+    } = value;
+    let class = type_ref(class);
+    if value.nan {
+        (
+            "assertTrue",
+            format!("assertTrue({class}.isNaN({actual}));"),
+        )
+    } else if junit == JUnit::Five {
+        (
+            "assertEquals",
+            format!("assertEquals({expected}, {actual});"),
+        )
+    } else if value.zero {
+        (
+            "assertEquals",
+            format!("assertEquals({class}.{to_bits}({expected}), {class}.{to_bits}({actual}));"),
+        )
+    } else {
+        (
+            "assertEquals",
+            format!("assertEquals({expected}, {actual}, {delta});"),
+        )
     }
 }
 

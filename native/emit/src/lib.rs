@@ -11,9 +11,14 @@ mod literal;
 pub mod minimise;
 mod names;
 mod types;
+pub mod validate;
 
 pub use emit::{
     emit, emit_cases, header_line, observe, parse_header, test_class_name, with_receiver_observed,
     EmittedClass, EmittedMethod, Header, JUnit, Skipped, TestCase, TestClass,
 };
 pub use minimise::{select_covering, select_covering_with_costs};
+pub use validate::{
+    find_junit_jars, validate_and_prune, Dropped, JUnitJars, RunReport, ValidateError, Validated,
+    Validator,
+};

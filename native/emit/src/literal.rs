@@ -96,92 +96,106 @@ fn escape_unit(unit: u16, quote: char, out: &mut String) {
 
 /// `float` expression from its IEEE bits.
 pub fn float(bits: u32) -> String {
-    let value = f32::from_bits(bits);
-    if value.is_nan() && bits != f32::NAN.to_bits() {
-        let class = type_ref("java.lang.Float");
-        return format!("{class}.intBitsToFloat(0x{bits:08x})");
-    }
-    let magnitude = value.abs();
-    let named = [
-        (f32::INFINITY, "POSITIVE_INFINITY"),
-        (f32::MAX, "MAX_VALUE"),
-        (f32::from_bits(1), "MIN_VALUE"),
-        (f32::MIN_POSITIVE, "MIN_NORMAL"),
-    ]
-    .into_iter()
-    .find(|(constant, _)| magnitude == *constant)
-    .map(|(_, name)| name);
-    floating(
-        Floating {
-            class: "java.lang.Float",
-            nan: value.is_nan(),
-            negative: value.is_sign_negative(),
-            named,
-            plain: format!("{value}"),
-            scientific: format!("{value:e}"),
-            use_scientific: magnitude >= 1e7 || (magnitude != 0.0 && magnitude < 1e-3),
-        },
-        "f",
-    )
+    floating(f32::from_bits(bits))
 }
 
 /// `double` expression from its IEEE bits.
 pub fn double(bits: u64) -> String {
-    let value = f64::from_bits(bits);
-    if value.is_nan() && bits != f64::NAN.to_bits() {
-        let class = type_ref("java.lang.Double");
-        return format!("{class}.longBitsToDouble(0x{bits:016x}L)");
+    floating(f64::from_bits(bits))
+}
+
+/// What `float` and `double` literals need to know about their type.
+trait Ieee: Copy + PartialEq + std::fmt::Display + std::fmt::LowerExp {
+    const CLASS: &'static str;
+    const SUFFIX: &'static str;
+    /// Magnitudes written as constants of `CLASS`.
+    const NAMED: [(Self, &'static str); 4];
+    fn abs(self) -> Self;
+    fn is_nan(self) -> bool;
+    fn is_sign_negative(self) -> bool;
+    /// Far from 1: written in scientific notation.
+    fn is_extreme(self) -> bool;
+    /// The expression of a NaN other than the canonical one.
+    fn unusual_nan(self) -> Option<String>;
+}
+
+impl Ieee for f32 {
+    const CLASS: &'static str = "java.lang.Float";
+    const SUFFIX: &'static str = "f";
+    const NAMED: [(f32, &'static str); 4] = [
+        (f32::INFINITY, "POSITIVE_INFINITY"),
+        (f32::MAX, "MAX_VALUE"),
+        (f32::from_bits(1), "MIN_VALUE"),
+        (f32::MIN_POSITIVE, "MIN_NORMAL"),
+    ];
+    fn abs(self) -> f32 {
+        f32::abs(self)
     }
-    let magnitude = value.abs();
-    let named = [
+    fn is_nan(self) -> bool {
+        f32::is_nan(self)
+    }
+    fn is_sign_negative(self) -> bool {
+        f32::is_sign_negative(self)
+    }
+    fn is_extreme(self) -> bool {
+        let m = self.abs();
+        m >= 1e7 || (m != 0.0 && m < 1e-3)
+    }
+    fn unusual_nan(self) -> Option<String> {
+        let bits = self.to_bits();
+        (self.is_nan() && bits != f32::NAN.to_bits())
+            .then(|| format!("{}.intBitsToFloat(0x{bits:08x})", type_ref(Self::CLASS)))
+    }
+}
+
+impl Ieee for f64 {
+    const CLASS: &'static str = "java.lang.Double";
+    const SUFFIX: &'static str = "";
+    const NAMED: [(f64, &'static str); 4] = [
         (f64::INFINITY, "POSITIVE_INFINITY"),
         (f64::MAX, "MAX_VALUE"),
         (f64::from_bits(1), "MIN_VALUE"),
         (f64::MIN_POSITIVE, "MIN_NORMAL"),
-    ]
-    .into_iter()
-    .find(|(constant, _)| magnitude == *constant)
-    .map(|(_, name)| name);
-    floating(
-        Floating {
-            class: "java.lang.Double",
-            nan: value.is_nan(),
-            negative: value.is_sign_negative(),
-            named,
-            plain: format!("{value}"),
-            scientific: format!("{value:e}"),
-            use_scientific: magnitude >= 1e7 || (magnitude != 0.0 && magnitude < 1e-3),
-        },
-        "",
-    )
+    ];
+    fn abs(self) -> f64 {
+        f64::abs(self)
+    }
+    fn is_nan(self) -> bool {
+        f64::is_nan(self)
+    }
+    fn is_sign_negative(self) -> bool {
+        f64::is_sign_negative(self)
+    }
+    fn is_extreme(self) -> bool {
+        let m = self.abs();
+        m >= 1e7 || (m != 0.0 && m < 1e-3)
+    }
+    fn unusual_nan(self) -> Option<String> {
+        let bits = self.to_bits();
+        (self.is_nan() && bits != f64::NAN.to_bits())
+            .then(|| format!("{}.longBitsToDouble(0x{bits:016x}L)", type_ref(Self::CLASS)))
+    }
 }
 
-/// What `float` and `double` share once the value is taken apart.
-struct Floating {
-    class: &'static str,
-    nan: bool,
-    negative: bool,
-    /// The constant of `class` that the magnitude equals, if any.
-    named: Option<&'static str>,
-    plain: String,
-    scientific: String,
-    use_scientific: bool,
-}
-
-fn floating(value: Floating, suffix: &str) -> String {
-    let class = type_ref(value.class);
-    if value.nan {
+fn floating<T: Ieee>(value: T) -> String {
+    if let Some(nan) = value.unusual_nan() {
+        return nan;
+    }
+    let class = type_ref(T::CLASS);
+    if value.is_nan() {
         return format!("{class}.NaN");
     }
-    match value.named {
-        Some("POSITIVE_INFINITY") if value.negative => format!("{class}.NEGATIVE_INFINITY"),
-        Some(name) => {
-            let sign = if value.negative { "-" } else { "" };
+    let negative = value.is_sign_negative();
+    let magnitude = value.abs();
+    match T::NAMED.iter().find(|(constant, _)| magnitude == *constant) {
+        Some((_, "POSITIVE_INFINITY")) if negative => format!("{class}.NEGATIVE_INFINITY"),
+        Some((_, name)) => {
+            let sign = if negative { "-" } else { "" };
             format!("{sign}{class}.{name}")
         }
         None => {
-            let text = decimal(value.plain, value.scientific, value.use_scientific);
-            format!("{text}{suffix}")
+            let text = decimal(format!("{value}"), format!("{value:e}"), value.is_extreme());
+            format!("{text}{}", T::SUFFIX)
         }
     }
 }

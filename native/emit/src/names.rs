@@ -190,12 +190,21 @@ fn describe_floating(
     } else if zero {
         format!("{sign}Zero")
     } else {
-        let digits = text
-            .trim_start_matches('-')
-            .replace('.', "Point")
-            .replace('e', "E")
-            .replace('-', "Minus");
-        format!("{sign}{digits}")
+        // `text` is the literal (shortest round trip, scientific when tiny
+        // or huge); long mantissas are cut, the exponent is kept.
+        let text = text.trim_start_matches('-').trim_end_matches('f');
+        // A named constant: `Double.MIN_NORMAL` -> `MinNormal`.
+        if let Some((_, constant)) = text.rsplit_once('.') {
+            if constant.starts_with(|c: char| c.is_ascii_uppercase()) {
+                return format!("{sign}{}", camel_words(constant, 4));
+            }
+        }
+        let (mantissa, exponent) = match text.split_once('e') {
+            Some((m, e)) => (m, format!("E{}", e.replace('-', "Minus"))),
+            None => (text, String::new()),
+        };
+        let mantissa: String = mantissa.chars().take(8).collect();
+        format!("{sign}{}{exponent}", mantissa.replace('.', "Point"))
     }
 }
 
@@ -227,7 +236,7 @@ pub fn describe_rendered(value: &RenderedValue) -> String {
         RenderedValue::Float { bits } => {
             let v = f32::from_bits(*bits);
             describe_floating(
-                v.to_string(),
+                crate::literal::float(*bits),
                 v.is_nan(),
                 v.is_infinite(),
                 v.is_sign_negative(),
@@ -237,7 +246,7 @@ pub fn describe_rendered(value: &RenderedValue) -> String {
         RenderedValue::Double { bits } => {
             let v = f64::from_bits(*bits);
             describe_floating(
-                v.to_string(),
+                crate::literal::double(*bits),
                 v.is_nan(),
                 v.is_infinite(),
                 v.is_sign_negative(),
@@ -314,7 +323,19 @@ mod tests {
             d(RenderedValue::Double {
                 bits: 1e-7f64.to_bits()
             }),
-            "0Point0000001"
+            "1EMinus7"
+        );
+        assert_eq!(
+            d(RenderedValue::Double {
+                bits: (-f64::MIN_POSITIVE).to_bits()
+            }),
+            "NegativeMinNormal"
+        );
+        assert_eq!(
+            d(RenderedValue::Double {
+                bits: (f64::MIN_POSITIVE / 2.0).to_bits()
+            }),
+            "1Point112536EMinus308"
         );
         assert_eq!(
             d(RenderedValue::String {
