@@ -260,8 +260,9 @@ fn gradle_plugin_generates_tests_that_the_build_compiles_and_runs() {
         &run(&plugin, "gradle", &common(&["jar"])),
         "building the Gradle plugin",
     );
-    let jar = plugin.join("build/libs/testgen-gradle-plugin-0.1.0.jar");
-    assert!(jar.is_file(), "{} was not built", jar.display());
+    let jars = files_with(&plugin.join("build/libs"), "jar");
+    assert_eq!(jars.len(), 1, "one plugin jar in build/libs: {jars:?}");
+    let jar = &jars[0];
 
     let sample_args = |extra: &[&str]| -> Vec<String> {
         let mut args = common(&["--build-cache"]);
@@ -362,8 +363,17 @@ fn maven_plugin_generates_tests_that_the_build_compiles_and_runs() {
         "building the Maven plugin",
     );
 
+    // The sample asks for the plugin version the release tooling set.
+    let pom = fs::read_to_string(plugin.join("pom.xml")).unwrap();
+    let coordinates = &pom[pom
+        .find("<artifactId>testgen-maven-plugin</artifactId>")
+        .unwrap()..];
+    let version = &coordinates[coordinates.find("<version>").unwrap() + "<version>".len()..];
+    let version = &version[..version.find('<').unwrap()];
+
     let sample_args = |extra: &[&str]| -> Vec<String> {
         let mut args = common(&[]);
+        args.push(format!("-Dtestgen.plugin.version={version}"));
         args.push(format!("-Dtestgen.executable={}", testgen().display()));
         args.extend(strings(extra));
         args
