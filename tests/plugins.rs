@@ -338,18 +338,26 @@ fn maven_plugin_generates_tests_that_the_build_compiles_and_runs() {
     let root = testgen_testkit::repo_root();
     let scratch = testgen_testkit::scratch_dir("plugins-maven");
     let settings = scratch.join("settings.xml");
+    // Debian's repository has no checksum files: the profile says so, which
+    // keeps a warning per artifact out of the log.
+    let policy = "<releases><checksumPolicy>ignore</checksumPolicy></releases>";
+    let repository = format!("<id>central</id><url>file:///usr/share/maven-repo</url>{policy}");
     fs::write(
         &settings,
         format!(
             "<settings>\n  <localRepository>{}</localRepository>\n  <mirrors><mirror><id>debian</id>\
              <mirrorOf>*</mirrorOf>\n    <url>file:///usr/share/maven-repo</url></mirror></mirrors>\n\
+             <profiles><profile><id>debian</id>\n\
+             <repositories><repository>{repository}</repository></repositories>\n\
+             <pluginRepositories><pluginRepository>{repository}</pluginRepository></pluginRepositories>\n\
+             </profile></profiles>\n<activeProfiles><activeProfile>debian</activeProfile></activeProfiles>\n\
              </settings>\n",
             scratch.join("m2").display()
         ),
     )
     .unwrap();
     let common = |extra: &[&str]| -> Vec<String> {
-        let mut args = strings(&["-B", "-e", "-s"]);
+        let mut args = strings(&["-B", "-e", "--no-transfer-progress", "-s"]);
         args.push(settings.to_string_lossy().into_owned());
         args.extend(strings(extra));
         args
