@@ -4,7 +4,10 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use testgen_driver::generate::{self, GenerateOptions, Glob, JUnit, Mode};
 use testgen_driver::jdk;
 use testgen_driver::scan::{self, Depth, Event, ScanOptions};
 use testgen_driver::verify::{self, VerifyOptions};
@@ -25,6 +28,11 @@ enum Command {
     /// Instrument every class with testgen's probes and have a JVM verify
     /// each one (linking, no static initialisers); report what failed.
     VerifyInstrumentation(VerifyArgs),
+    /// Generate JUnit tests for the classes under --classes: explore each
+    /// public method and constructor, keep a covering set of tests, check
+    /// them with javac and JUnit (twice), write <Class>GeneratedTest.java
+    /// under --out and testgen-report.json under --report.
+    Generate(GenerateArgs),
 }
 
 /// Which JDK runs the code, and so which entries of multi-release jars count.
@@ -67,10 +75,81 @@ struct VerifyArgs {
     jdk: JdkArgs,
 }
 
+#[derive(Args)]
+struct GenerateArgs {
+    /// A directory of .class files or a jar: the code to test; repeatable.
+    #[arg(long = "classes", value_name = "PATH", required = true)]
+    classes: Vec<PathBuf>,
+    /// ':'-separated runtime classpath of that code (its dependencies).
+    #[arg(long, value_name = "CP", default_value = "")]
+    classpath: String,
+    /// Where test sources are written (package directories below it).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Per-class state; default: a sibling of --out named testgen-cache.
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
+    /// Where testgen-report.json is written.
+    #[arg(long, value_name = "DIR")]
+    report: PathBuf,
+    /// The java executable; default: $JAVA_HOME/bin/java, then java on PATH.
+    #[arg(long, value_name = "PATH")]
+    java: Option<PathBuf>,
+    /// JUnit version of the generated tests.
+    #[arg(long, value_name = "5|4", default_value = "5", value_parser = ["5", "4"])]
+    junit: String,
+    /// Time budget per class, in seconds (split over its methods; a safety
+    /// net: exploration is bounded by --max-runs, which keeps it deterministic).
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = parse_budget)]
+    budget: f64,
+    /// Runs of one method at most while exploring.
+    #[arg(long, value_name = "N", default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..))]
+    max_runs: u32,
+    /// Only classes whose binary name matches (`*` within a package segment,
+    /// `**` across them, `?` one character); repeatable.
+    #[arg(long, value_name = "GLOB", value_parser = parse_glob)]
+    include: Vec<Glob>,
+    /// Leave out classes whose binary name matches; repeatable.
+    #[arg(long, value_name = "GLOB", value_parser = parse_glob)]
+    exclude: Vec<Glob>,
+    /// incremental (will reuse the per-class cache) or full; today both
+    /// regenerate every class.
+    #[arg(long, value_enum, default_value_t = ModeArg::Incremental)]
+    mode: ModeArg,
+    /// Seed for choices that are not otherwise determined (recorded in the report).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    seed: u64,
+    /// Classes generated in parallel (each with its own JVM).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    jobs: u32,
+    /// Java feature version that chooses the entries of multi-release jars;
+    /// default: the version of the JDK given by --java.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(8..))]
+    release: Option<u16>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ModeArg {
+    Full,
+    Incremental,
+}
+
+fn parse_budget(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds > 0.0 && seconds < 1e9 => Ok(seconds),
+        _ => Err(format!("`{text}` is not a positive number of seconds")),
+    }
+}
+
+fn parse_glob(text: &str) -> Result<Glob, String> {
+    Glob::new(text)
+}
+
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Scan(args) => run_scan(args),
         Command::VerifyInstrumentation(args) => run_verify(args),
+        Command::Generate(args) => run_generate(args),
     }
 }
 
@@ -165,6 +244,119 @@ fn run_verify(args: VerifyArgs) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+fn run_generate(args: GenerateArgs) -> ExitCode {
+    let java = match jdk::find_java(args.java.as_deref()) {
+        Ok(java) => java,
+        Err(error) => {
+            eprintln!("testgen: error: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if !java.is_file() {
+        eprintln!("testgen: error: --java {}: no such file", java.display());
+        return ExitCode::FAILURE;
+    }
+    for path in &args.classes {
+        if !path.exists() {
+            eprintln!(
+                "testgen: error: --classes {}: no such file or directory",
+                path.display()
+            );
+            return ExitCode::FAILURE;
+        }
+    }
+    let classpath = split_classpath(&args.classpath);
+    if let Some(missing) = classpath.iter().find(|entry| !entry.exists()) {
+        eprintln!(
+            "testgen: error: --classpath entry {}: no such file or directory",
+            missing.display()
+        );
+        return ExitCode::FAILURE;
+    }
+    if args.out.is_file() {
+        eprintln!(
+            "testgen: error: --out {}: is a file, not a directory",
+            args.out.display()
+        );
+        return ExitCode::FAILURE;
+    }
+    let cache = args
+        .cache
+        .clone()
+        .unwrap_or_else(|| default_cache(&args.out));
+    let options = GenerateOptions {
+        release: release(&JdkArgs {
+            release: args.release,
+            java: Some(java.clone()),
+        }),
+        inputs: args.classes,
+        classpath,
+        out: args.out,
+        cache,
+        report: args.report,
+        java,
+        junit: if args.junit == "4" {
+            JUnit::Four
+        } else {
+            JUnit::Five
+        },
+        budget: Duration::from_secs_f64(args.budget),
+        max_runs_per_method: args.max_runs as usize,
+        include: args.include,
+        exclude: args.exclude,
+        mode: match args.mode {
+            ModeArg::Full => Mode::Full,
+            ModeArg::Incremental => Mode::Incremental,
+        },
+        seed: args.seed,
+        jobs: args.jobs as usize,
+    };
+    let result = generate::generate(&options, |event| match event {
+        generate::Event::Problem { location, reason } => {
+            eprintln!("testgen: skipped {location}: {reason}");
+        }
+        generate::Event::ClassDone(class) => match &class.failure {
+            Some(why) => eprintln!("testgen: {}: failed: {why}", class.binary),
+            None => eprintln!(
+                "testgen: {}: {} tests, {}/{} branch outcomes, {:.1} s",
+                class.binary, class.tests, class.branches_covered, class.branches, class.seconds
+            ),
+        },
+    });
+    match result {
+        Ok(report) => {
+            for class in report
+                .classes
+                .iter()
+                .filter(|c| c.status == generate::Status::Failed)
+            {
+                if let Some(reason) = &class.reason {
+                    eprintln!("testgen: failed {}: {reason}", class.class);
+                }
+            }
+            eprintln!("testgen: {}", report.summary_line());
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("testgen: error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `a/b/testgen-cache` for `--out a/b/tests`.
+fn default_cache(out: &Path) -> PathBuf {
+    let absolute = if out.is_absolute() {
+        out.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(out)
+    };
+    match absolute.parent() {
+        Some(parent) => parent.join("testgen-cache"),
+        None => absolute.join("testgen-cache"),
     }
 }
 

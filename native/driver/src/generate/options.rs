@@ -1,0 +1,199 @@
+//! What `testgen generate` is asked to do, and the class-name patterns of
+//! `--include` / `--exclude`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use testgen_emit::JUnit;
+
+/// `--mode`: `incremental` will reuse the per-class cache once it exists;
+/// today both modes regenerate every class.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    Full,
+    #[default]
+    Incremental,
+}
+
+#[derive(Clone, Debug)]
+pub struct GenerateOptions {
+    /// Directories and jars: the code to test.
+    pub inputs: Vec<PathBuf>,
+    /// Its runtime dependencies.
+    pub classpath: Vec<PathBuf>,
+    /// Where test sources are written (package directories below it).
+    pub out: PathBuf,
+    /// Per-class state and the executor's own classes.
+    pub cache: PathBuf,
+    /// Where `testgen-report.json` is written.
+    pub report: PathBuf,
+    pub java: PathBuf,
+    /// Java feature version for multi-release jars.
+    pub release: u16,
+    pub junit: JUnit,
+    /// Time for one class (exploring all its methods).
+    pub budget: Duration,
+    /// Runs of one method at most: the limit that keeps output deterministic
+    /// (the time budget is only a safety net).
+    pub max_runs_per_method: usize,
+    pub include: Vec<Glob>,
+    pub exclude: Vec<Glob>,
+    pub mode: Mode,
+    /// Recorded in the report; exploration is deterministic without it today.
+    pub seed: u64,
+    /// Classes generated at the same time (each worker has its own JVM).
+    pub jobs: usize,
+}
+
+impl GenerateOptions {
+    /// Whether the class with this binary name is selected by the patterns.
+    pub fn selects(&self, binary_name: &str) -> bool {
+        let included =
+            self.include.is_empty() || self.include.iter().any(|g| g.matches(binary_name));
+        included && !self.exclude.iter().any(|g| g.matches(binary_name))
+    }
+}
+
+/// A class-name pattern: `*` matches within one package segment (no `.`),
+/// `**` matches anything, `?` one character other than `.`; everything else
+/// literally. `com.acme.**` selects a package and its subpackages,
+/// `**Test` any class whose name ends in `Test`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Glob {
+    text: String,
+    tokens: Vec<Token>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Token {
+    Literal(char),
+    AnyInSegment,
+    Any,
+    One,
+}
+
+impl Glob {
+    pub fn new(text: &str) -> Result<Glob, String> {
+        if text.is_empty() {
+            return Err("an empty class name pattern".into());
+        }
+        if let Some(bad) = text
+            .chars()
+            .find(|c| !(c.is_alphanumeric() || matches!(c, '.' | '$' | '_' | '*' | '?')))
+        {
+            return Err(format!(
+                "`{text}`: `{bad}` cannot appear in a class name pattern (use `*`, `**`, `?` and binary class names such as a.b.Outer$Inner)"
+            ));
+        }
+        let mut tokens = Vec::new();
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            tokens.push(match c {
+                '*' if chars.peek() == Some(&'*') => {
+                    chars.next();
+                    Token::Any
+                }
+                '*' => Token::AnyInSegment,
+                '?' => Token::One,
+                c => Token::Literal(c),
+            });
+        }
+        Ok(Glob {
+            text: text.to_string(),
+            tokens,
+        })
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    pub fn matches(&self, name: &str) -> bool {
+        let name: Vec<char> = name.chars().collect();
+        matches_from(&self.tokens, &name)
+    }
+}
+
+fn matches_from(tokens: &[Token], name: &[char]) -> bool {
+    match tokens.split_first() {
+        None => name.is_empty(),
+        Some((Token::Literal(c), rest)) => {
+            name.first() == Some(c) && matches_from(rest, &name[1..])
+        }
+        Some((Token::One, rest)) => {
+            name.first().is_some_and(|&c| c != '.') && matches_from(rest, &name[1..])
+        }
+        Some((Token::AnyInSegment, rest)) => {
+            let segment = name.iter().position(|&c| c == '.').unwrap_or(name.len());
+            (0..=segment).any(|skip| matches_from(rest, &name[skip..]))
+        }
+        Some((Token::Any, rest)) => (0..=name.len()).any(|skip| matches_from(rest, &name[skip..])),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn glob(text: &str) -> Glob {
+        Glob::new(text).unwrap()
+    }
+
+    #[test]
+    fn single_star_stays_in_its_segment() {
+        assert!(glob("a.b.*").matches("a.b.Foo"));
+        assert!(glob("a.b.*").matches("a.b.Foo$Bar"));
+        assert!(!glob("a.b.*").matches("a.b.c.Foo"));
+        assert!(glob("a.*.Foo").matches("a.x.Foo"));
+        assert!(glob("*Rules").matches("IntRules"));
+        assert!(!glob("*Rules").matches("p.IntRules"));
+    }
+
+    #[test]
+    fn double_star_crosses_segments() {
+        assert!(glob("a.**").matches("a.b.c.Foo"));
+        assert!(glob("**Rules").matches("fixtures.explore.IntRules"));
+        assert!(!glob("**Rules").matches("fixtures.explore.Cart"));
+        assert!(glob("**").matches("Anything.at.all"));
+    }
+
+    #[test]
+    fn question_mark_and_literals() {
+        assert!(glob("p.Fo?").matches("p.Foo"));
+        assert!(!glob("p.Fo?").matches("p.Fooo"));
+        assert!(!glob("p?Foo").matches("p.Foo"));
+        assert!(glob("p.Outer$Inner").matches("p.Outer$Inner"));
+    }
+
+    #[test]
+    fn rejects_paths_and_empty_patterns() {
+        assert!(Glob::new("").is_err());
+        let error = Glob::new("com/acme/Foo").unwrap_err();
+        assert!(error.contains("com/acme/Foo"), "{error}");
+    }
+
+    #[test]
+    fn include_then_exclude() {
+        let options = GenerateOptions {
+            inputs: Vec::new(),
+            classpath: Vec::new(),
+            out: PathBuf::new(),
+            cache: PathBuf::new(),
+            report: PathBuf::new(),
+            java: PathBuf::new(),
+            release: 17,
+            junit: JUnit::Five,
+            budget: Duration::from_secs(1),
+            max_runs_per_method: 1,
+            include: vec![glob("a.**")],
+            exclude: vec![glob("a.internal.*")],
+            mode: Mode::Incremental,
+            seed: 0,
+            jobs: 1,
+        };
+        assert!(options.selects("a.Foo"));
+        assert!(options.selects("a.b.Foo"));
+        assert!(!options.selects("a.internal.Foo"));
+        assert!(!options.selects("b.Foo"));
+    }
+}

@@ -1,0 +1,242 @@
+//! `testgen-report.json`: one entry per class under test (and per stale
+//! file removed) plus a run summary. Keys are sorted and classes ordered by
+//! name, so two runs differ only in their timings.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+pub const REPORT_FILE: &str = "testgen-report.json";
+
+/// What happened to a class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Its tests were generated and validated now (a class whose tests all
+    /// failed validation has status `generated` and `tests: 0`).
+    Generated,
+    /// Unchanged since the last run (incremental mode; not produced yet).
+    Unchanged,
+    /// Unchanged, old tests revalidated (incremental mode; not produced yet).
+    Revalidated,
+    /// The class is no longer under test; its generated file was deleted.
+    Removed,
+    /// Nothing could be written; `reason` says why.
+    Failed,
+}
+
+impl Status {
+    pub const ALL: [Status; 5] = [
+        Status::Generated,
+        Status::Unchanged,
+        Status::Revalidated,
+        Status::Removed,
+        Status::Failed,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Generated => "generated",
+            Status::Unchanged => "unchanged",
+            Status::Revalidated => "revalidated",
+            Status::Removed => "removed",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct UncoveredEntry {
+    pub method: String,
+    pub line: u32,
+    pub outcome: String,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClassEntry {
+    /// Binary name.
+    pub class: String,
+    pub sha256: String,
+    pub status: Status,
+    /// Test methods written.
+    pub tests: usize,
+    /// Branch outcomes of the class's own methods.
+    pub branches: usize,
+    /// Of those, the ones the written tests reach (by testgen's probes).
+    pub branches_covered: usize,
+    /// Of the uncovered ones, those the solver proved unreachable.
+    pub branches_infeasible: usize,
+    pub uncovered: Vec<UncoveredEntry>,
+    /// The generated file, relative to `--out`, when one was written or removed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub methods_explored: usize,
+    /// Distinct covering plans the explorations offered (tests are chosen
+    /// from these).
+    pub candidates: usize,
+    /// Plans run on the executor.
+    pub runs: usize,
+    pub seconds: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Problem {
+    pub location: String,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    pub classes: usize,
+    /// Classes per status (every status, zero included).
+    pub statuses: BTreeMap<&'static str, usize>,
+    pub tests: usize,
+    pub branches: usize,
+    pub branches_covered: usize,
+    pub branches_infeasible: usize,
+    pub junit: u8,
+    pub mode: &'static str,
+    pub seed: u64,
+    pub wall_seconds: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    pub classes: Vec<ClassEntry>,
+    /// Input entries that could not be read, parsed or instrumented.
+    pub problems: Vec<Problem>,
+    pub summary: Summary,
+}
+
+impl Report {
+    /// Sorts the classes and fills the summary's totals from them.
+    pub fn finish(&mut self) {
+        self.classes.sort_by(|a, b| {
+            a.class
+                .cmp(&b.class)
+                .then(a.status.cmp(&b.status))
+                .then(a.file.cmp(&b.file))
+        });
+        let summary = &mut self.summary;
+        summary.classes = self.classes.len();
+        summary.statuses = Status::ALL.iter().map(|s| (s.name(), 0)).collect();
+        for class in &self.classes {
+            *summary.statuses.entry(class.status.name()).or_default() += 1;
+        }
+        summary.tests = self.classes.iter().map(|c| c.tests).sum();
+        summary.branches = self.classes.iter().map(|c| c.branches).sum();
+        summary.branches_covered = self.classes.iter().map(|c| c.branches_covered).sum();
+        summary.branches_infeasible = self.classes.iter().map(|c| c.branches_infeasible).sum();
+    }
+
+    /// `testgen: 3 classes (3 generated, 0 failed, 0 removed), 25 tests, 40/44 branch outcomes covered (2 infeasible), 12.3 s`
+    pub fn summary_line(&self) -> String {
+        let s = &self.summary;
+        let count = |status: Status| s.statuses.get(status.name()).copied().unwrap_or(0);
+        format!(
+            "{} classes ({} generated, {} failed, {} removed), {} tests, {}/{} branch outcomes covered ({} proven infeasible), {:.1} s",
+            s.classes,
+            count(Status::Generated),
+            count(Status::Failed),
+            count(Status::Removed),
+            s.tests,
+            s.branches_covered,
+            s.branches,
+            s.branches_infeasible,
+            s.wall_seconds
+        )
+    }
+
+    /// Writes `testgen-report.json` into `dir` (created if needed).
+    pub fn write(&self, dir: &Path) -> Result<PathBuf, String> {
+        fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let path = dir.join(REPORT_FILE);
+        // Through `Value`, whose maps are sorted, so every key is in order.
+        let value = serde_json::to_value(self).map_err(|e| e.to_string())?;
+        let mut text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
+        text.push('\n');
+        fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(class: &str, status: Status, tests: usize) -> ClassEntry {
+        ClassEntry {
+            class: class.into(),
+            sha256: "ab".into(),
+            status,
+            tests,
+            branches: 4,
+            branches_covered: 3,
+            branches_infeasible: 1,
+            uncovered: vec![UncoveredEntry {
+                method: format!("{class}.f(I)I"),
+                line: 7,
+                outcome: "taken".into(),
+                reason: "proven infeasible".into(),
+            }],
+            file: None,
+            reason: None,
+            methods_explored: 1,
+            candidates: 3,
+            runs: 5,
+            seconds: 0.5,
+        }
+    }
+
+    #[test]
+    fn summary_counts_every_status_and_keys_are_sorted() {
+        let mut report = Report {
+            classes: vec![
+                entry("p.B", Status::Failed, 0),
+                entry("p.A", Status::Generated, 2),
+            ],
+            problems: Vec::new(),
+            summary: Summary {
+                classes: 0,
+                statuses: BTreeMap::new(),
+                tests: 0,
+                branches: 0,
+                branches_covered: 0,
+                branches_infeasible: 0,
+                junit: 5,
+                mode: "full",
+                seed: 0,
+                wall_seconds: 1.25,
+            },
+        };
+        report.finish();
+        assert_eq!(report.classes[0].class, "p.A");
+        assert_eq!(report.summary.statuses["generated"], 1);
+        assert_eq!(report.summary.statuses["failed"], 1);
+        assert_eq!(report.summary.statuses["unchanged"], 0);
+        assert_eq!(report.summary.tests, 2);
+        assert_eq!(report.summary.branches_covered, 6);
+        assert_eq!(
+            report.summary_line(),
+            "2 classes (1 generated, 1 failed, 0 removed), 2 tests, 6/8 branch outcomes covered (2 proven infeasible), 1.2 s"
+        );
+
+        let dir = std::env::temp_dir()
+            .join("testgen-driver-tests")
+            .join(format!("report-{}", std::process::id()));
+        let path = report.write(&dir).unwrap();
+        let text = fs::read_to_string(path).unwrap();
+        let first = text.find("\"branches\"").unwrap();
+        let class = text.find("\"class\"").unwrap();
+        let uncovered = text.find("\"uncovered\"").unwrap();
+        assert!(first < class && class < uncovered, "{text}");
+        let parsed: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(parsed["classes"][1]["status"], "failed");
+        assert_eq!(parsed["summary"]["wall_seconds"], 1.25);
+    }
+}
