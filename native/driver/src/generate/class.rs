@@ -15,11 +15,11 @@ use testgen_emit::{
     Validator,
 };
 use testgen_exec::{
-    ExecError, Executor, Plan, PlanOutcome, Statement, StatementOutcome, TraceEvent,
+    ExecError, Executor, Plan, PlanOutcome, PlanStatus, Statement, StatementOutcome, TraceEvent,
 };
 use testgen_symbolic::explore::{branch_outcome, explore, Exploration, ExploreOptions, Reached};
 use testgen_symbolic::program::{MethodKey, Program};
-use testgen_symbolic::tree::Outcome;
+use testgen_symbolic::tree::{ConstraintTree, Leaf, Node, Outcome};
 
 use super::options::GenerateOptions;
 use super::program::LoadedClass;
@@ -57,11 +57,70 @@ pub struct ClassOutcome {
     pub seconds: f64,
 }
 
-/// One run plan with the method it calls and what it covers.
+/// A covering plan of an exploration (with the receiver observed).
 struct Candidate {
     plan: Plan,
-    first: PlanOutcome,
-    coverage: BTreeSet<u32>,
+    /// The pseudo-outcome of the explored method.
+    act: u32,
+    /// What its path in the constraint tree covers, and its `act`.
+    estimate: BTreeSet<u32>,
+    /// Not run yet (`None`); run but no use for a test (`Some(None)`); run,
+    /// with what the probes saw (`Some(Some(..))`).
+    runs: Option<Option<(PlanOutcome, BTreeSet<u32>)>>,
+}
+
+/// Runs a candidate once (if not done yet) and returns what it covers, or
+/// `None` when it hung, exited or crashed (no test is made of it).
+fn measure(
+    executor: &mut Executor,
+    program: &Program<'_>,
+    internal: &str,
+    ids: &BTreeMap<Reached, u32>,
+    candidate: &mut Candidate,
+    result: &mut ClassOutcome,
+) -> Result<Option<BTreeSet<u32>>, ExecError> {
+    if candidate.runs.is_none() {
+        let first = executor.run(&candidate.plan)?;
+        result.runs += 1;
+        let usable = matches!(
+            first.status,
+            PlanStatus::Completed | PlanStatus::Exception { .. }
+        );
+        candidate.runs = Some(usable.then(|| {
+            let mut coverage = covered_ids(program, &first, internal, ids);
+            coverage.insert(candidate.act);
+            (first, coverage)
+        }));
+    }
+    Ok(candidate
+        .runs
+        .as_ref()
+        .and_then(|runs| runs.as_ref().map(|(_, coverage)| coverage.clone())))
+}
+
+/// The inputs of every covered path with the branch outcomes on the path,
+/// in tree order (as `ConstraintTree::covering_inputs`).
+fn covered_paths(tree: &ConstraintTree<Plan>) -> Vec<(&Plan, BTreeSet<Reached>)> {
+    let mut found = Vec::new();
+    let mut stack = vec![(ConstraintTree::<Plan>::ROOT, BTreeSet::new())];
+    while let Some((at, path)) = stack.pop() {
+        match tree.node(at) {
+            Node::Leaf(Leaf::Covered { inputs }) => found.push((inputs, path)),
+            Node::Leaf(_) => {}
+            Node::Branch { at, edges } => {
+                for edge in edges.iter().rev() {
+                    let mut longer = path.clone();
+                    longer.insert(Reached {
+                        method: at.method.clone(),
+                        offset: at.offset,
+                        outcome: edge.outcome,
+                    });
+                    stack.push((edge.child, longer));
+                }
+            }
+        }
+    }
+    found
 }
 
 /// Generates (but does not write) the tests of `class`.
@@ -114,57 +173,112 @@ pub fn generate_class(
     }
     result.methods_explored = explorations.len();
 
-    // Every covering plan once, in exploration order, with what it covers.
+    // Every covering plan once, in exploration order, with what its path
+    // in the constraint tree says it covers (an estimate: a replay that
+    // stopped early records a shorter path).
     let mut ids: BTreeMap<Reached, u32> = BTreeMap::new();
     for outcome in &outcomes {
         let next = ids.len() as u32;
         ids.insert(outcome.reached.clone(), next);
     }
-    let mut acts: BTreeMap<MethodKey, u32> = BTreeMap::new();
+    let mut acts: BTreeMap<&MethodKey, u32> = BTreeMap::new();
     let mut seen = BTreeSet::new();
     let mut candidates = Vec::new();
     for (key, found) in &explorations {
-        for plan in found.tree.covering_inputs() {
+        for (plan, path) in covered_paths(&found.tree) {
             let Ok(text) = serde_json::to_string(plan) else {
                 continue;
             };
             if !seen.insert(text) {
                 continue;
             }
-            let plan = with_receiver_observed(plan);
-            let first = executor.run(&plan)?;
-            result.runs += 1;
-            let mut coverage = covered_ids(program, &first, &class.internal, &ids);
+            let mut estimate: BTreeSet<u32> =
+                path.iter().filter_map(|r| ids.get(r).copied()).collect();
             // Every explored method keeps at least one test, branches or not.
             let next = (ids.len() + acts.len()) as u32;
-            coverage.insert(*acts.entry(key.clone()).or_insert(next));
+            let act = *acts.entry(key).or_insert(next);
+            estimate.insert(act);
             candidates.push(Candidate {
-                plan,
-                first,
-                coverage,
+                plan: with_receiver_observed(plan),
+                act,
+                estimate,
+                runs: None,
             });
         }
     }
-
     result.candidates = candidates.len();
-    let coverage: Vec<BTreeSet<u32>> = candidates.iter().map(|c| c.coverage.clone()).collect();
+
+    // Choose by the estimates, then run the chosen plans and measure what
+    // they really cover; outcomes the explorations reached that the chosen
+    // tests miss are looked for in the other plans, in order.
+    let estimates: Vec<BTreeSet<u32>> = candidates.iter().map(|c| c.estimate.clone()).collect();
     let costs: Vec<usize> = candidates.iter().map(|c| c.plan.statements.len()).collect();
-    let kept = select_covering_with_costs(&coverage, &costs);
-    let mut tests = Vec::with_capacity(kept.len());
-    let mut kept_coverage = Vec::with_capacity(kept.len());
-    for index in kept {
+    let mut chosen = select_covering_with_costs(&estimates, &costs);
+    let reached_here: BTreeSet<u32> = explorations
+        .iter()
+        .flat_map(|(_, found)| found.reached.iter())
+        .filter_map(|r| ids.get(r).copied())
+        .chain(acts.values().copied())
+        .collect();
+    let mut covered_by_chosen: BTreeSet<u32> = BTreeSet::new();
+    for &index in &chosen {
+        if let Some(coverage) = measure(
+            executor,
+            program,
+            &class.internal,
+            &ids,
+            &mut candidates[index],
+            &mut result,
+        )? {
+            covered_by_chosen.extend(coverage);
+        }
+    }
+    let mut missing: BTreeSet<u32> = reached_here
+        .difference(&covered_by_chosen)
+        .copied()
+        .collect();
+    for (index, candidate) in candidates.iter_mut().enumerate() {
+        if missing.is_empty() {
+            break;
+        }
+        if chosen.contains(&index) || candidate.runs.is_some() {
+            continue;
+        }
+        let measured = measure(
+            executor,
+            program,
+            &class.internal,
+            &ids,
+            candidate,
+            &mut result,
+        )?;
+        if let Some(coverage) = measured {
+            if coverage.iter().any(|id| missing.contains(id)) {
+                missing.retain(|id| !coverage.contains(id));
+                chosen.push(index);
+            }
+        }
+    }
+    chosen.sort_unstable();
+
+    let mut tests = Vec::with_capacity(chosen.len());
+    let mut kept_coverage = Vec::with_capacity(chosen.len());
+    for index in chosen {
         let candidate = &candidates[index];
+        let Some((first, coverage)) = candidate.runs.clone().flatten() else {
+            continue;
+        };
         let second = executor.run(&candidate.plan)?;
         result.runs += 1;
         tests.push(TestCase {
             plan: candidate.plan.clone(),
-            first: candidate.first.clone(),
-            second,
-            parameter_names: act_of(&candidate.plan, &candidate.first)
+            parameter_names: act_of(&candidate.plan, &first)
                 .map(|key| parameter_names(program, &key))
                 .unwrap_or_default(),
+            first,
+            second,
         });
-        kept_coverage.push(candidate.coverage.clone());
+        kept_coverage.push(coverage);
     }
     let test_class = TestClass {
         class_under_test: class.binary.clone(),

@@ -338,7 +338,11 @@ fn write_class(options: &GenerateOptions, outcome: ClassOutcome) -> ClassEntry {
             }
         },
         None => {
-            entry.reason = Some("no generated test passed validation".into());
+            entry.reason = Some(if outcome.methods_explored == 0 {
+                "no public method or constructor to test".into()
+            } else {
+                "no generated test passed validation".into()
+            });
             match files::remove_own(&options.out, &relative) {
                 Ok(true) => entry.file = Some(display(&relative)),
                 Ok(false) => {}
