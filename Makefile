@@ -3,7 +3,6 @@
 
 CARGO ?= cargo
 RELEASE_BIN := target/release/testgen
-DEMO_INPUT := /usr/share/java/commons-cli.jar
 
 .PHONY: setup build demo test lint bench
 
@@ -13,13 +12,29 @@ setup:
 build: setup
 	$(CARGO) build --release --locked -p testgen_cli
 
-# Runs the main job on a sample input. Today that job is `scan`; it grows
-# into test generation for the sample projects in fixtures/.
+# Generates tests for the sample project fixtures/demo, then compiles and runs
+# them with JUnit 5 and prints their JaCoCo line and branch coverage.
+JAVA_LIB := /usr/share/java
+DEMO := target/demo
+DEMO_JUNIT := $(JAVA_LIB)/junit-jupiter-api.jar:$(JAVA_LIB)/apiguardian-api.jar:$(JAVA_LIB)/opentest4j.jar:$(JAVA_LIB)/junit-platform-commons.jar
+DEMO_JACOCO := $(JAVA_LIB)/org.jacoco.core.jar:$(JAVA_LIB)/asm.jar:$(JAVA_LIB)/asm-commons.jar:$(JAVA_LIB)/asm-tree.jar
+
 demo: build
-	@echo "== testgen scan: the first class record of $(DEMO_INPUT)"
-	@$(RELEASE_BIN) scan --classes $(DEMO_INPUT) | head -n 1 | python3 -m json.tool
-	@echo "== testgen scan --summary"
-	@$(RELEASE_BIN) scan --summary --classes $(DEMO_INPUT)
+	@rm -rf $(DEMO) && mkdir -p $(DEMO)/classes $(DEMO)/test-classes $(DEMO)/jacoco
+	@echo "== javac fixtures/demo -> $(DEMO)/classes"
+	@javac --release 17 -g -encoding UTF-8 -d $(DEMO)/classes $$(find fixtures/demo/src -name '*.java' | sort)
+	@echo "== testgen generate"
+	$(RELEASE_BIN) generate --jobs 2 --classes $(DEMO)/classes --out $(DEMO)/generated-tests --report $(DEMO)/report
+	@echo "== the generated tests"
+	@find $(DEMO)/generated-tests -name '*.java' | sort | xargs wc -l
+	@echo "== javac the generated tests, run them with JUnit 5 under JaCoCo"
+	@javac -encoding UTF-8 -d $(DEMO)/test-classes -cp $(DEMO)/classes:$(DEMO_JUNIT) $$(find $(DEMO)/generated-tests -name '*.java' | sort)
+	@cd $(DEMO)/jacoco && jar xf $(JAVA_LIB)/org.jacoco.agent.jar jacocoagent.jar
+	@java -javaagent:$(DEMO)/jacoco/jacocoagent.jar=destfile=$(DEMO)/jacoco/jacoco.exec,includes=demo.* \
+	  -jar $(JAVA_LIB)/junit-platform-console-standalone.jar -cp $(DEMO)/test-classes:$(DEMO)/classes \
+	  --scan-classpath $(DEMO)/test-classes --disable-banner --details=summary --fail-if-no-tests
+	@echo "== JaCoCo coverage of fixtures/demo by the generated tests"
+	@java -cp $(DEMO_JACOCO) fixtures/demo/tools/Coverage.java $(DEMO)/jacoco/jacoco.exec $(DEMO)/classes
 
 lint: setup
 	$(CARGO) fmt --all -- --check

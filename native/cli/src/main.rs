@@ -100,7 +100,7 @@ struct GenerateArgs {
     junit: String,
     /// Time budget per class, in seconds (split over its methods; a safety
     /// net: exploration is bounded by --max-runs, which keeps it deterministic).
-    #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = parse_budget)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 120.0, value_parser = parse_budget)]
     budget: f64,
     /// Runs of one method at most while exploring.
     #[arg(long, value_name = "N", default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..))]
