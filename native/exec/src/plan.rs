@@ -16,11 +16,17 @@ use crate::jstring::JavaString;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     pub statements: Vec<Statement>,
+    /// Run the code under test with `assert` statements enabled (`-ea`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub assertions: bool,
 }
 
 impl Plan {
     pub fn new(statements: Vec<Statement>) -> Self {
-        Plan { statements }
+        Plan {
+            statements,
+            assertions: false,
+        }
     }
 }
 

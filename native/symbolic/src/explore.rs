@@ -1,303 +1,675 @@
-//! The concolic loop for one method: run it, replay the run symbolically,
-//! record the path in the constraint tree, pick an unexplored leaf, solve
-//! its path for new inputs, run those, and so on until nothing is left or
-//! the budget is spent.
+//! The concolic loop for one method: build inputs, run the plan on the
+//! executor, replay the run symbolically, record the path in the method's
+//! constraint tree, pick an unexplored leaf, solve its path for new inputs,
+//! and so on until nothing is left or the budget is spent.
 //!
-//! This first slice explores static methods whose parameters are primitives.
+//! An instance method is explored in several *contexts*: the receiver made
+//! by a constructor alone, or followed by short sequences of the class's
+//! other public methods (the JTestCraft thesis' candidate sequences), so
+//! that state only a sequence reaches (a coin box with two quarters) is
+//! reachable. The context is the first decision of every path, so one tree
+//! holds them all.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use testgen_classfile::descriptor::{BaseType, FieldType, MethodDescriptor};
-use testgen_classfile::{ClassFile, Member};
-use testgen_exec::{BranchOperands, ExecError, Executor, Plan, Statement, TraceEvent, Value};
-use z3::ast::{Ast, Float, BV};
+use testgen_classfile::instruction::opcode;
+use testgen_exec::{BranchOperands, ExecError, Executor, Plan, PlanOutcome, TraceEvent};
 use z3::{Params, SatResult, Solver};
 
-use crate::replay::{method_branches, replay, ReplayError};
-use crate::tree::{ConstraintTree, Leaf, Node, NodeId};
+use crate::inputs::{InputBounds, InputModel, Valuation};
+use crate::machine::{replay, ReplayOptions};
+use crate::program::{MethodKey, Program};
+use crate::tree::{
+    Alternative, ConstraintTree, Decision, Leaf, Location, Node, NodeId, Outcome, Step,
+};
 
+/// Limits of exploring one method. The counted limits (runs, queries, the
+/// solver's resource limit) make results reproducible on any machine; the
+/// times are safety nets for a slow or overloaded one.
 #[derive(Clone, Debug)]
 pub struct ExploreOptions {
     /// Runs of the method at most.
     pub max_runs: usize,
+    /// Solver queries at most.
+    pub max_queries: usize,
+    /// z3's deterministic resource limit per query (about 1.4 million units
+    /// per second on the development machine).
+    pub solver_rlimit: u32,
     /// Time for the whole method.
     pub budget: Duration,
     /// Time for one solver query.
     pub solver_timeout: Duration,
+    /// Time for one run of the method (a loop that does not end).
+    pub run_timeout: Duration,
+    pub replay: ReplayOptions,
+    pub bounds: InputBounds,
+    /// Calls made on the receiver before the call under test, at most.
+    pub max_prefix_length: usize,
+    /// Contexts (receiver-preparing call sequences) tried at most.
+    pub max_contexts: usize,
+    /// The same call repeated up to this many times is a context of its own.
+    pub max_repeated_calls: usize,
 }
 
 impl Default for ExploreOptions {
     fn default() -> Self {
         ExploreOptions {
             max_runs: 200,
-            budget: Duration::from_secs(10),
-            solver_timeout: Duration::from_secs(2),
+            max_queries: 300,
+            solver_rlimit: 1_000_000,
+            budget: Duration::from_secs(20),
+            solver_timeout: Duration::from_secs(10),
+            run_timeout: Duration::from_secs(2),
+            replay: ReplayOptions::default(),
+            bounds: InputBounds::default(),
+            max_prefix_length: 3,
+            max_contexts: 24,
+            max_repeated_calls: 5,
         }
     }
 }
 
-/// The method to explore, as the instrumenter described it.
-pub struct Target<'c, 'a> {
-    pub class: &'c ClassFile<'a>,
-    pub method: &'c Member<'a>,
-    /// Binary name of the class, for the executor.
-    pub class_name: String,
-    pub method_id: i32,
-    /// Site id -> bytecode offset, for this method's sites.
-    pub sites: BTreeMap<i32, u32>,
+/// A branch outcome as testgen's probes saw it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Reached {
+    /// `pkg.Class.name(descriptor)`.
+    pub method: String,
+    pub offset: u32,
+    pub outcome: Outcome,
 }
 
 /// What exploring found, with the self-check figures.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Exploration {
-    pub tree: ConstraintTree<Vec<Value>>,
+    pub tree: ConstraintTree<Plan>,
+    /// The receiver-preparing calls of each context, by index.
+    pub contexts: Vec<Vec<(String, String)>>,
     pub runs: usize,
     /// Runs whose inputs came from the solver, aimed at an unexplored leaf.
     pub predicted: usize,
     /// Of those, runs that took the predicted path.
     pub agreed: usize,
+    pub solver_queries: usize,
     /// Seconds spent in the solver.
     pub solver_seconds: f64,
-    /// Every branch event seen: (bytecode offset, outcome label).
-    pub observed: Vec<(u32, BranchOperands)>,
-    /// Why replaying stopped being possible, if it did.
-    pub replay_error: Option<String>,
+    pub seconds: f64,
+    /// Every branch outcome the probes reported, in any method of the program.
+    pub reached: BTreeSet<Reached>,
+    /// Outcomes the solver proved unreachable on the paths that lead to them.
+    pub infeasible: BTreeSet<Reached>,
+    /// Sets of clauses proven contradictory, to settle the same question on
+    /// other paths without the solver.
+    #[serde(skip)]
+    pub unsat_slices: BTreeSet<Vec<String>>,
+    /// Every decision a replay saw taken, including implicit exceptions.
+    #[serde(skip)]
+    pub decided: BTreeSet<Reached>,
+    /// Why replays stopped early (each reason once).
+    pub replay_errors: BTreeSet<String>,
+    /// Why the method could not be explored at all, if so.
+    pub failure: Option<String>,
 }
 
 pub fn explore(
     executor: &mut Executor,
-    target: &Target<'_, '_>,
+    program: &Program<'_>,
+    target: &MethodKey,
     options: &ExploreOptions,
 ) -> Result<Exploration, ExecError> {
     let started = Instant::now();
-    let descriptor_text = target
-        .method
-        .descriptor(target.class)
-        .map_err(|e| ExecError::Protocol(e.to_string()))?;
-    let descriptor = MethodDescriptor::parse(&descriptor_text)
-        .map_err(|e| ExecError::Protocol(e.to_string()))?;
-    let name = target
-        .method
-        .name(target.class)
-        .map_err(|e| ExecError::Protocol(e.to_string()))?;
     let mut found = Exploration {
         tree: ConstraintTree::new(),
+        contexts: Vec::new(),
         runs: 0,
         predicted: 0,
         agreed: 0,
+        solver_queries: 0,
         solver_seconds: 0.0,
-        observed: Vec::new(),
-        replay_error: None,
+        seconds: 0.0,
+        reached: BTreeSet::new(),
+        infeasible: BTreeSet::new(),
+        decided: BTreeSet::new(),
+        unsat_slices: BTreeSet::new(),
+        replay_errors: BTreeSet::new(),
+        failure: None,
     };
-    let mut inputs: Vec<Value> = descriptor.parameters.iter().map(zero).collect();
-    let mut aimed: Option<NodeId> = None;
-    while found.runs < options.max_runs && started.elapsed() < options.budget {
-        let plan = Plan::new(vec![Statement::CallStatic {
-            class: target.class_name.clone(),
-            name: name.to_string(),
-            descriptor: descriptor_text.to_string(),
-            args: inputs.clone(),
-        }]);
-        let outcome = executor.run(&plan)?;
+    let is_static = match program.method(target) {
+        Some((_, member)) => member.access_flags.is_static(),
+        None => {
+            found.failure = Some(format!("{} is not in the program", target.label()));
+            return Ok(found);
+        }
+    };
+    found.contexts = contexts(program, target, is_static, options);
+    let models: Vec<InputModel> = match found
+        .contexts
+        .iter()
+        .map(|prefix| {
+            InputModel::new(
+                program,
+                target.clone(),
+                is_static,
+                prefix,
+                options.bounds.clone(),
+            )
+        })
+        .collect::<Result<_, _>>()
+    {
+        Ok(models) => models,
+        Err(why) => {
+            found.failure = Some(why);
+            return Ok(found);
+        }
+    };
+    let mut next = match solve(&models[0], "", &[], limits(options), &mut found) {
+        Solved::Inputs(valuation) => Some((0usize, valuation, None)),
+        _ => {
+            found.failure = Some("the inputs' own constraints have no solution".into());
+            None
+        }
+    };
+    while let Some((context, valuation, aimed)) = next.take() {
+        if found.runs >= options.max_runs || started.elapsed() >= options.budget {
+            break;
+        }
+        let realised = models[context].realise(&valuation);
+        let outcome = executor.run_with_timeout(&realised.plan, options.run_timeout)?;
         found.runs += 1;
-        let events: Vec<TraceEvent> = outcome
-            .trace
-            .iter()
-            .filter(|thread| thread.thread == "testgen-plan")
-            .flat_map(|thread| thread.events.clone())
-            .collect();
-        let branches = method_branches(&events, target.method_id, &target.sites);
-        found.observed.extend(branches.iter().cloned());
-        let steps = match replay(target.class, target.method, &branches) {
-            Ok(steps) => steps,
-            Err(error) => {
-                found.replay_error = Some(describe(&error));
-                break;
-            }
-        };
-        found.tree.record(&steps, inputs.clone());
-        if let Some(leaf) = aimed.take() {
+        let events = plan_events(&outcome);
+        if std::env::var_os("TESTGEN_DEBUG_TRACE").is_some() {
+            eprintln!(
+                "plan {:?}\nstatus {:?}\nevents {events:?}",
+                realised.plan, outcome.status
+            );
+        }
+        record_reached(program, &events, &mut found.reached);
+        let replayed = replay(
+            program,
+            &realised.acts,
+            &events,
+            &valuation,
+            &options.replay,
+        );
+        if let Some(why) = replayed.stopped {
+            found.replay_errors.insert(why);
+        }
+        let mut steps = Vec::with_capacity(replayed.steps.len() + 1);
+        if found.contexts.len() > 1 {
+            steps.push(context_step(context, found.contexts.len()));
+        }
+        for step in &replayed.steps {
+            found.decided.insert(Reached {
+                method: step.taken.at.method.clone(),
+                offset: step.taken.at.offset,
+                outcome: step.taken.outcome,
+            });
+        }
+        steps.extend(replayed.steps);
+        found.tree.record(&steps, realised.plan);
+        if let Some(leaf) = aimed {
             found.predicted += 1;
             match found.tree.node(leaf) {
                 Node::Leaf(Leaf::Unexplored) => {
-                    // The model did not take the path it was solved for: the
-                    // leaf depends on something not modelled; stop aiming at it.
+                    // The run did not take the path it was solved for: the
+                    // leaf depends on something not modelled.
                     found.tree.settle(leaf, Leaf::NotModelled);
                 }
                 _ => found.agreed += 1,
             }
         }
-        match next_inputs(&mut found, &descriptor, options)? {
-            Some((leaf, next)) => {
-                aimed = Some(leaf);
-                inputs = next;
-            }
-            None => break,
-        }
+        next = next_inputs(&mut found, &models, options, started);
     }
+    found.infeasible = infeasible_outcomes(&found.tree, &found.reached);
+    found.seconds = started.elapsed().as_secs_f64();
     Ok(found)
 }
 
-/// Solves unexplored leaves, deepest first, until one gives inputs.
-fn next_inputs(
-    found: &mut Exploration,
-    descriptor: &MethodDescriptor<'_>,
+/// The empty prefix, then sequences of the class's other public instance
+/// methods, shortest first, in name order.
+fn contexts(
+    program: &Program<'_>,
+    target: &MethodKey,
+    is_static: bool,
     options: &ExploreOptions,
-) -> Result<Option<(NodeId, Vec<Value>)>, ExecError> {
-    while let Some(leaf) = found.tree.next_unexplored() {
-        let clauses: Vec<String> = found
-            .tree
-            .path_to(leaf)
-            .iter()
-            .filter_map(|edge| edge.clause.clone())
-            .collect();
-        let started = Instant::now();
-        let solved = solve(descriptor, &clauses, options.solver_timeout);
-        found.solver_seconds += started.elapsed().as_secs_f64();
-        match solved {
-            Solved::Inputs(inputs) => return Ok(Some((leaf, inputs))),
-            Solved::Infeasible => found.tree.settle(leaf, Leaf::Infeasible),
-            Solved::Unknown => found.tree.settle(leaf, Leaf::TimedOut),
+) -> Vec<Vec<(String, String)>> {
+    let mut contexts = vec![Vec::new()];
+    if is_static || target.name == "<init>" || options.max_prefix_length == 0 {
+        return contexts;
+    }
+    let Some(class) = program.class(&target.class) else {
+        return contexts;
+    };
+    let mut calls: Vec<(String, String)> = class
+        .methods
+        .iter()
+        .filter(|m| m.access_flags.is_public() && !m.access_flags.is_static())
+        .filter_map(|m| {
+            let name = m.name(class).ok()?.into_owned();
+            let descriptor = m.descriptor(class).ok()?.into_owned();
+            let getter =
+                (name.starts_with("get") || name.starts_with("is")) && descriptor.starts_with("()");
+            let skip = name.starts_with('<')
+                || getter
+                || matches!(name.as_str(), "equals" | "hashCode" | "toString");
+            (!skip).then_some((name, descriptor))
+        })
+        .collect();
+    calls.sort();
+    // The same call repeated (a counter that needs several increments)
+    // first, then every sequence, shortest first.
+    for call in &calls {
+        for times in 1..=options.max_repeated_calls {
+            if contexts.len() >= options.max_contexts {
+                return contexts;
+            }
+            contexts.push(vec![call.clone(); times]);
         }
     }
-    Ok(None)
+    let mut frontier: Vec<Vec<(String, String)>> = vec![Vec::new()];
+    for _ in 0..options.max_prefix_length {
+        let mut longer = Vec::new();
+        for prefix in &frontier {
+            for call in &calls {
+                let mut extended = prefix.clone();
+                extended.push(call.clone());
+                longer.push(extended);
+            }
+        }
+        for prefix in &longer {
+            if contexts.len() >= options.max_contexts {
+                return contexts;
+            }
+            if !contexts.contains(prefix) {
+                contexts.push(prefix.clone());
+            }
+        }
+        frontier = longer;
+    }
+    contexts
+}
+
+/// The explorer's own first decision: which context the path runs in.
+fn context_step(context: usize, count: usize) -> Step {
+    let case = |k: usize| Outcome::Case(k as i32);
+    Step {
+        taken: Decision {
+            at: Location::new("", 0),
+            outcome: case(context),
+            clause: Some("true".into()),
+            declares: Vec::new(),
+        },
+        alternatives: (0..count)
+            .filter(|&k| k != context)
+            .map(|k| Alternative {
+                outcome: case(k),
+                clause: Some("true".into()),
+                declares: Vec::new(),
+            })
+            .collect(),
+    }
+}
+
+fn plan_events(outcome: &PlanOutcome) -> Vec<TraceEvent> {
+    outcome
+        .trace
+        .iter()
+        .filter(|thread| thread.thread == "testgen-plan")
+        .flat_map(|thread| thread.events.iter().cloned())
+        .collect()
+}
+
+/// Adds the outcome of every branch event to `reached`.
+fn record_reached(program: &Program<'_>, events: &[TraceEvent], reached: &mut BTreeSet<Reached>) {
+    for event in events {
+        let TraceEvent::Branch { site, operands } = event else {
+            continue;
+        };
+        let Some(at) = program.site(*site) else {
+            continue;
+        };
+        let Some(key) = program.method_key(at.method) else {
+            continue;
+        };
+        if let Some(outcome) = branch_outcome(program, key, at.offset, operands) {
+            reached.insert(Reached {
+                method: key.label(),
+                offset: at.offset,
+                outcome,
+            });
+        }
+    }
+}
+
+/// Which way a branch went, from its operands.
+pub fn branch_outcome(
+    program: &Program<'_>,
+    key: &MethodKey,
+    offset: u32,
+    operands: &BranchOperands,
+) -> Option<Outcome> {
+    use opcode::*;
+    let op = program.opcode_at(key, offset)?;
+    let method = key;
+    let test = |index: u8, left: i64, right: i64| match index {
+        0 => left == right,
+        1 => left != right,
+        2 => left < right,
+        3 => left >= right,
+        4 => left > right,
+        _ => left <= right,
+    };
+    let jumps = match (op, operands) {
+        (TABLESWITCH | LOOKUPSWITCH, BranchOperands::SwitchKey { key }) => {
+            return Some(if program.switch_has_case(method, offset, *key) {
+                Outcome::Case(*key)
+            } else {
+                Outcome::Default
+            })
+        }
+        (IFEQ..=IFLE, BranchOperands::Int { value }) => test(op - IFEQ, i64::from(*value), 0),
+        (IF_ICMPEQ..=IF_ICMPLE, BranchOperands::IntPair { left, right }) => {
+            test(op - IF_ICMPEQ, i64::from(*left), i64::from(*right))
+        }
+        (IF_ACMPEQ | IF_ACMPNE, BranchOperands::RefPair { left, right }) => {
+            let same = match (left, right) {
+                (None, None) => true,
+                (Some(l), Some(r)) => l.identity == r.identity && l.class == r.class,
+                _ => false,
+            };
+            same == (op == IF_ACMPEQ)
+        }
+        (IFNULL | IFNONNULL, BranchOperands::Ref { value }) => value.is_none() == (op == IFNULL),
+        _ => return None,
+    };
+    Some(if jumps {
+        Outcome::Taken
+    } else {
+        Outcome::NotTaken
+    })
+}
+
+/// Outcomes whose every offered leaf was proven infeasible and that no run
+/// reached.
+fn infeasible_outcomes(
+    tree: &ConstraintTree<Plan>,
+    reached: &BTreeSet<Reached>,
+) -> BTreeSet<Reached> {
+    let mut proven: BTreeMap<Reached, bool> = BTreeMap::new();
+    tree.for_each_edge(|at, outcome, child| {
+        if at.method.is_empty() {
+            return;
+        }
+        let key = Reached {
+            method: at.method.clone(),
+            offset: at.offset,
+            outcome,
+        };
+        let infeasible = matches!(child, Node::Leaf(Leaf::Infeasible));
+        let entry = proven.entry(key).or_insert(true);
+        *entry &= infeasible;
+    });
+    proven
+        .into_iter()
+        .filter(|(key, all_infeasible)| *all_infeasible && !reached.contains(key))
+        .map(|(key, _)| key)
+        .collect()
+}
+
+/// The next leaf to aim at: branch outcomes no run has shown yet first (the
+/// shallowest of them, so that one loop's unrolling does not starve the
+/// branches next to it), then untried contexts, then exceptions not seen
+/// yet, then the deepest of the rest (finishing one path's neighbourhood,
+/// as depth-first search does); ties in tree order. Deterministic.
+fn pick_leaf(found: &Exploration) -> Option<NodeId> {
+    let leaves = found.tree.unexplored_leaves();
+    let rank = |(_, depth, at, outcome): &(NodeId, usize, Location, Outcome)| {
+        let key = Reached {
+            method: at.method.clone(),
+            offset: at.offset,
+            outcome: *outcome,
+        };
+        let seen = found.reached.contains(&key) || found.decided.contains(&key);
+        let implicit = matches!(outcome, Outcome::Throws | Outcome::Proceeds);
+        match (at.method.is_empty(), seen, implicit) {
+            (true, ..) => (1, 0),
+            (false, false, false) => (0, *depth),
+            (false, false, true) => (2, *depth),
+            (false, true, _) => (3, usize::MAX - *depth),
+        }
+    };
+    leaves
+        .iter()
+        .enumerate()
+        .min_by_key(|(index, leaf)| (rank(leaf), *index))
+        .map(|(_, (id, ..))| *id)
+}
+
+/// Solves unexplored leaves until one gives inputs.
+fn next_inputs(
+    found: &mut Exploration,
+    models: &[InputModel],
+    options: &ExploreOptions,
+    started: Instant,
+) -> Option<(usize, Valuation, Option<NodeId>)> {
+    while let Some(leaf) = pick_leaf(found) {
+        if started.elapsed() >= options.budget || found.solver_queries >= options.max_queries {
+            return None;
+        }
+        let path = found.tree.path_to(leaf);
+        let context = if models.len() > 1 {
+            match path.first().map(|edge| edge.outcome) {
+                Some(Outcome::Case(k)) => k as usize,
+                _ => 0,
+            }
+        } else {
+            0
+        };
+        let mut clauses: Vec<String> = Vec::new();
+        for edge in &path {
+            for declaration in &edge.declares {
+                if !clauses.contains(declaration) {
+                    clauses.push(declaration.clone());
+                }
+            }
+        }
+        // Declarations go first, as they are; the rest are asserted.
+        let declared = clauses.len();
+        clauses.extend(path.iter().filter_map(|edge| edge.clause.clone()));
+        let (declarations, clauses) = clauses.split_at(declared);
+        let clauses: Vec<String> = clauses.to_vec();
+        let declarations = declarations.concat();
+        if clauses.iter().any(|c| c == "false") {
+            // Proven by simplification alone.
+            found.tree.settle(leaf, Leaf::Infeasible);
+            continue;
+        }
+        if let Some(last) = clauses.last() {
+            let slice = relevant_slice(&clauses, last);
+            if slice.len() < clauses.len() {
+                if found.unsat_slices.contains(&slice) {
+                    found.tree.settle(leaf, Leaf::Infeasible);
+                    continue;
+                }
+                let solved = solve(
+                    &models[context],
+                    &declarations,
+                    &slice,
+                    limits(options),
+                    found,
+                );
+                if let Solved::Infeasible = solved {
+                    found.unsat_slices.insert(slice);
+                    found.tree.settle(leaf, Leaf::Infeasible);
+                    continue;
+                }
+            }
+        }
+        match solve(
+            &models[context],
+            &declarations,
+            &clauses,
+            limits(options),
+            found,
+        ) {
+            Solved::Inputs(valuation) => return Some((context, valuation, Some(leaf))),
+            Solved::Infeasible => found.tree.settle(leaf, Leaf::Infeasible),
+            Solved::Unknown => {
+                match search_special_values(&models[context], &declarations, &clauses, found) {
+                    Some(valuation) => return Some((context, valuation, Some(leaf))),
+                    None => found.tree.settle(leaf, Leaf::TimedOut),
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The clauses that share variables, directly or through others, with
+/// `goal` (KLEE's independent-constraint slicing): the rest of a path was
+/// satisfied by the run that took it, so only this slice can make the goal
+/// infeasible.
+fn relevant_slice(clauses: &[String], goal: &str) -> Vec<String> {
+    let variables: Vec<BTreeSet<&str>> = clauses.iter().map(|c| symbols(c)).collect();
+    let mut wanted: BTreeSet<&str> = symbols(goal);
+    let mut taken = vec![false; clauses.len()];
+    loop {
+        let mut grew = false;
+        for (index, vars) in variables.iter().enumerate() {
+            if !taken[index] && !vars.is_disjoint(&wanted) {
+                taken[index] = true;
+                wanted.extend(vars.iter().copied());
+                grew = true;
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    clauses
+        .iter()
+        .zip(taken)
+        .filter(|(_, t)| *t)
+        .map(|(c, _)| c.clone())
+        .collect()
+}
+
+/// The input variables a clause mentions (by testgen's naming: `p0`,
+/// `p1.len`, `r.c0.a1`, `q0.a0`, `x3`, `ea`).
+fn symbols(clause: &str) -> BTreeSet<&str> {
+    clause
+        .split(|c: char| c.is_whitespace() || c == '(' || c == ')')
+        .map(|token| token.trim_matches('|'))
+        .filter(|token| {
+            let mut chars = token.chars();
+            match (chars.next(), chars.next()) {
+                (Some('p' | 'q' | 'x'), Some(d)) => d.is_ascii_digit(),
+                (Some('r'), None | Some('.')) => true,
+                (Some('e'), Some('a')) => token.len() == 2,
+                _ => false,
+            }
+        })
+        .collect()
+}
+
+/// When the solver gives up (typically on floating-point division), tries
+/// the values that decide most branches by hand: zero, one, minus one, the
+/// extremes, NaN and the infinities, in a fixed order. Each try fixes every
+/// primitive argument, which leaves z3 only evaluation to do.
+fn search_special_values(
+    model: &InputModel,
+    declarations: &str,
+    clauses: &[String],
+    found: &mut Exploration,
+) -> Option<Valuation> {
+    const TRIES: usize = 160;
+    let variables = model.primitive_arguments();
+    if variables.is_empty() {
+        return None;
+    }
+    let pools: Vec<Vec<String>> = variables
+        .iter()
+        .map(|(_, base)| crate::inputs::special_values(*base))
+        .collect();
+    let mut odometer = vec![0usize; variables.len()];
+    for _ in 0..TRIES {
+        let mut fixed: Vec<String> = clauses.to_vec();
+        for ((name, _), (pool, at)) in variables.iter().zip(pools.iter().zip(&odometer)) {
+            fixed.push(format!("(= |{name}| {})", pool[*at]));
+        }
+        if let Solved::Inputs(valuation) = solve(
+            model,
+            declarations,
+            &fixed,
+            (Duration::from_secs(2), 200_000),
+            found,
+        ) {
+            return Some(valuation);
+        }
+        // Next combination: the first argument varies fastest.
+        let mut position = 0;
+        loop {
+            if position == odometer.len() {
+                return None;
+            }
+            odometer[position] += 1;
+            if odometer[position] < pools[position].len() {
+                break;
+            }
+            odometer[position] = 0;
+            position += 1;
+        }
+    }
+    None
+}
+
+fn limits(options: &ExploreOptions) -> (Duration, u32) {
+    (options.solver_timeout, options.solver_rlimit)
 }
 
 enum Solved {
-    Inputs(Vec<Value>),
+    Inputs(Valuation),
     Infeasible,
     Unknown,
 }
 
-/// The z3 sort of each parameter and the range the JVM allows it (a
-/// boolean is 0 or 1, a char 0 to 65535, ...), as SMT-LIB declarations.
-fn declarations(descriptor: &MethodDescriptor<'_>) -> String {
-    let mut script = String::new();
-    for (index, parameter) in descriptor.parameters.iter().enumerate() {
-        let name = format!("arg{index}");
-        let (sort, range) = match parameter {
-            FieldType::Base(BaseType::Long) => ("(_ BitVec 64)", None),
-            FieldType::Base(BaseType::Float) => ("(_ FloatingPoint 8 24)", None),
-            FieldType::Base(BaseType::Double) => ("(_ FloatingPoint 11 53)", None),
-            FieldType::Base(BaseType::Boolean) => {
-                ("(_ BitVec 32)", Some(format!("(bvule {name} #x00000001)")))
-            }
-            FieldType::Base(BaseType::Char) => {
-                ("(_ BitVec 32)", Some(format!("(bvule {name} #x0000ffff)")))
-            }
-            FieldType::Base(BaseType::Byte) => (
-                "(_ BitVec 32)",
-                Some(format!(
-                    "(and (bvsge {name} #xffffff80) (bvsle {name} #x0000007f))"
-                )),
-            ),
-            FieldType::Base(BaseType::Short) => (
-                "(_ BitVec 32)",
-                Some(format!(
-                    "(and (bvsge {name} #xffff8000) (bvsle {name} #x00007fff))"
-                )),
-            ),
-            _ => ("(_ BitVec 32)", None),
-        };
-        script.push_str(&format!("(declare-const {name} {sort})\n"));
-        if let Some(range) = range {
-            script.push_str(&format!("(assert {range})\n"));
-        }
-    }
-    script
-}
-
-fn solve(descriptor: &MethodDescriptor<'_>, clauses: &[String], timeout: Duration) -> Solved {
+fn solve(
+    model: &InputModel,
+    declarations: &str,
+    clauses: &[String],
+    limits: (Duration, u32),
+    found: &mut Exploration,
+) -> Solved {
+    let (timeout, rlimit) = limits;
+    let started = Instant::now();
     let solver = Solver::new();
     let mut params = Params::new();
     params.set_u32(
         "timeout",
         timeout.as_millis().min(u128::from(u32::MAX)) as u32,
     );
+    params.set_u32("rlimit", rlimit);
     solver.set_params(&params);
-    let mut script = declarations(descriptor);
+    let mut script = model.declarations();
+    script.push_str(declarations);
     for clause in clauses {
         script.push_str(&format!("(assert {clause})\n"));
     }
+    if let Some(dir) = std::env::var_os("TESTGEN_DEBUG_SMT") {
+        let path = std::path::Path::new(&dir).join(format!("q{}.smt2", found.solver_queries));
+        std::fs::write(path, &script).ok();
+    }
     solver.from_string(script);
-    match solver.check() {
+    let result = match solver.check() {
         SatResult::Unsat => Solved::Infeasible,
         SatResult::Unknown => Solved::Unknown,
-        SatResult::Sat => {
-            let Some(model) = solver.get_model() else {
-                return Solved::Unknown;
-            };
-            let inputs = descriptor
-                .parameters
-                .iter()
-                .enumerate()
-                .map(|(index, parameter)| {
-                    let name = format!("arg{index}");
-                    let bits = |width| {
-                        model
-                            .eval(&BV::new_const(name.as_str(), width), true)
-                            .and_then(|v| v.as_u64())
-                            .unwrap_or(0)
-                    };
-                    let float_bits = |float: Float| {
-                        model
-                            .eval(&float, true)
-                            .map(|f| f.to_ieee_bv().simplify())
-                            .and_then(|v| v.as_u64())
-                    };
-                    match parameter {
-                        FieldType::Base(BaseType::Long) => Value::Long {
-                            value: bits(64) as i64,
-                        },
-                        FieldType::Base(BaseType::Float) => Value::Float {
-                            bits: float_bits(Float::new_const_float32(name.as_str()))
-                                .unwrap_or(0x7fc0_0000) as u32,
-                        },
-                        FieldType::Base(BaseType::Double) => Value::Double {
-                            bits: float_bits(Float::new_const_double(name.as_str()))
-                                .unwrap_or(0x7ff8_0000_0000_0000),
-                        },
-                        FieldType::Base(base) => narrow(*base, bits(32) as u32 as i32),
-                        _ => Value::Null,
-                    }
-                })
-                .collect();
-            Solved::Inputs(inputs)
-        }
-    }
-}
-
-fn narrow(base: BaseType, value: i32) -> Value {
-    match base {
-        BaseType::Boolean => Value::Boolean { value: value != 0 },
-        BaseType::Byte => Value::Byte { value: value as i8 },
-        BaseType::Short => Value::Short {
-            value: value as i16,
+        SatResult::Sat => match solver.get_model() {
+            Some(m) => Solved::Inputs(Valuation::new(m)),
+            None => Solved::Unknown,
         },
-        BaseType::Char => Value::Char {
-            value: value as u16,
-        },
-        _ => Value::Int { value },
-    }
-}
-
-fn zero(parameter: &FieldType<'_>) -> Value {
-    match parameter {
-        FieldType::Base(BaseType::Long) => Value::Long { value: 0 },
-        FieldType::Base(BaseType::Float) => Value::Float { bits: 0 },
-        FieldType::Base(BaseType::Double) => Value::Double { bits: 0 },
-        FieldType::Base(base) => narrow(*base, 0),
-        _ => Value::Null,
-    }
-}
-
-fn describe(error: &ReplayError) -> String {
-    match error {
-        ReplayError::Unsupported { offset, opcode } => {
-            format!("{opcode} at offset {offset} is not modelled yet")
-        }
-        ReplayError::Mismatch(text) | ReplayError::Class(text) => text.clone(),
-    }
+    };
+    found.solver_queries += 1;
+    found.solver_seconds += started.elapsed().as_secs_f64();
+    result
 }

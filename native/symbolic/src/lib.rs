@@ -1,9 +1,16 @@
-//! The symbolic JVM: bytecode semantics as z3 terms.
+//! The symbolic JVM: bytecode semantics as z3 terms, and the concolic loop
+//! that explores a method's paths with them.
 //!
-//! So far: [`arith`], the JVM's primitive arithmetic, conversions and
-//! comparisons with exact JVMS §6.5 semantics, checked against a real JVM;
-//! and [`tree`], the constraint tree that remembers what exploring a method
-//! found. The interpreter and the concolic loop build on both.
+//! - [`arith`]: the JVM's primitive arithmetic, conversions and comparisons
+//!   with exact JVMS §6.5 semantics, checked against a real JVM.
+//! - [`value`]: symbolic values and the heap (strings as z3 sequences).
+//! - [`program`]: the classes under test and the probe tables.
+//! - [`inputs`]: a method's inputs as solver variables, and how a solution
+//!   becomes a plan (objects built through public constructors).
+//! - [`machine`]: replays a run over z3 terms along its trace.
+//! - `jdk`: models of the JDK methods branches depend on.
+//! - [`tree`]: the constraint tree that remembers what exploring found.
+//! - [`explore`]: the concolic loop.
 //!
 //! z3 keeps one context per thread (the z3 crate's thread-local context), so
 //! terms never cross threads; parallel exploration gives each worker its own.
@@ -11,5 +18,9 @@
 pub mod arith;
 pub mod explore;
 mod ffi;
-pub mod replay;
+pub mod inputs;
+mod jdk;
+pub mod machine;
+pub mod program;
 pub mod tree;
+pub mod value;

@@ -34,15 +34,39 @@ pub enum Outcome {
     Proceeds,
 }
 
-/// One decision on a path: the branch instruction (by bytecode offset in
-/// the method) and its outcome.
+/// Where a decision is made: a bytecode offset in a method. The method is
+/// named `Class.name(descriptor)` (binary class name) because a path runs
+/// through constructors and callees as well as the method explored; the
+/// explorer's own choices (which call sequence builds the receiver) have
+/// the method `""`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Location {
+    pub method: String,
+    pub offset: u32,
+}
+
+impl Location {
+    pub fn new(method: impl Into<String>, offset: u32) -> Location {
+        Location {
+            method: method.into(),
+            offset,
+        }
+    }
+}
+
+/// One decision on a path: the branch instruction (or the instruction that
+/// may throw) and its outcome.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Decision {
-    pub offset: u32,
+    pub at: Location,
     pub outcome: Outcome,
     /// The condition, over the inputs, under which this outcome happens;
     /// `None` when it could not be modelled (it then stays as observed).
     pub clause: Option<String>,
+    /// SMT-LIB declarations of variables the clause introduces (the result
+    /// of a modelled library call such as `Integer.parseInt`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub declares: Vec<String>,
 }
 
 /// An outcome the run did not take, with the clause that would select it.
@@ -50,6 +74,8 @@ pub struct Decision {
 pub struct Alternative {
     pub outcome: Outcome,
     pub clause: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub declares: Vec<String>,
 }
 
 /// One step of an observed path: the decision taken and the alternatives.
@@ -66,7 +92,7 @@ pub struct NodeId(pub u32);
 pub enum Node<I> {
     /// A branch instruction and its outcomes seen or planned so far.
     Branch {
-        offset: u32,
+        at: Location,
         edges: Vec<Edge>,
     },
     Leaf(Leaf<I>),
@@ -76,6 +102,8 @@ pub enum Node<I> {
 pub struct Edge {
     pub outcome: Outcome,
     pub clause: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub declares: Vec<String>,
     pub child: NodeId,
 }
 
@@ -156,20 +184,30 @@ impl<I: Clone> ConstraintTree<I> {
             if let Node::Leaf(_) = self.node(at) {
                 // The first run through here: the leaf becomes the branch.
                 self.nodes[at.0 as usize] = Node::Branch {
-                    offset: step.taken.offset,
+                    at: step.taken.at.clone(),
                     edges: Vec::new(),
                 };
             }
-            let Node::Branch { offset, .. } = self.node(at) else {
+            let Node::Branch { at: location, .. } = self.node(at) else {
                 unreachable!()
             };
-            if *offset != step.taken.offset {
+            if *location != step.taken.at {
                 return Recorded::Diverged { at: index };
             }
-            at = self.child(at, step.taken.outcome, &step.taken.clause);
+            at = self.child(
+                at,
+                step.taken.outcome,
+                &step.taken.clause,
+                &step.taken.declares,
+            );
             for alternative in &step.alternatives {
                 let parent = self.parent_of_step(steps, index);
-                self.child(parent, alternative.outcome, &alternative.clause);
+                self.child(
+                    parent,
+                    alternative.outcome,
+                    &alternative.clause,
+                    &alternative.declares,
+                );
             }
         }
         let leaf = &mut self.nodes[at.0 as usize];
@@ -204,7 +242,13 @@ impl<I: Clone> ConstraintTree<I> {
     /// The child of `node` for `outcome`, created as an unexplored leaf (or
     /// a not-modelled one, without a clause) if new. Edges stay sorted by
     /// outcome, so the tree does not depend on the order runs arrive in.
-    fn child(&mut self, node: NodeId, outcome: Outcome, clause: &Option<String>) -> NodeId {
+    fn child(
+        &mut self,
+        node: NodeId,
+        outcome: Outcome,
+        clause: &Option<String>,
+        declares: &[String],
+    ) -> NodeId {
         if let Some(edge) = self.edge(node, outcome) {
             return edge.child;
         }
@@ -223,6 +267,7 @@ impl<I: Clone> ConstraintTree<I> {
             Edge {
                 outcome,
                 clause: clause.clone(),
+                declares: declares.to_vec(),
                 child,
             },
         );
@@ -285,6 +330,43 @@ impl<I: Clone> ConstraintTree<I> {
         best.map(|(_, id)| id)
     }
 
+    /// Every unexplored leaf in tree order, with its depth and the branch
+    /// outcome that leads to it.
+    pub fn unexplored_leaves(&self) -> Vec<(NodeId, usize, Location, Outcome)> {
+        let mut found = Vec::new();
+        let mut stack = vec![(Self::ROOT, 0usize)];
+        while let Some((at, depth)) = stack.pop() {
+            if let Node::Branch {
+                at: location,
+                edges,
+            } = self.node(at)
+            {
+                for edge in edges.iter().rev() {
+                    if let Node::Leaf(Leaf::Unexplored) = self.node(edge.child) {
+                        found.push((edge.child, depth + 1, location.clone(), edge.outcome));
+                    } else {
+                        stack.push((edge.child, depth + 1));
+                    }
+                }
+            }
+        }
+        // The stack visits children in reverse; restore tree order.
+        found.sort_by_key(|(id, ..)| *id);
+        found
+    }
+
+    /// Calls `visit` with every edge: the branch's location, the edge's
+    /// outcome and the node it leads to.
+    pub fn for_each_edge(&self, mut visit: impl FnMut(&Location, Outcome, &Node<I>)) {
+        for node in &self.nodes {
+            if let Node::Branch { at, edges } = node {
+                for edge in edges {
+                    visit(at, edge.outcome, self.node(edge.child));
+                }
+            }
+        }
+    }
+
     pub fn stats(&self) -> TreeStats {
         let mut stats = TreeStats::default();
         for node in &self.nodes {
@@ -325,13 +407,15 @@ mod tests {
     fn step(offset: u32, taken: Outcome, other: Outcome) -> Step {
         Step {
             taken: Decision {
-                offset,
+                at: Location::new("m", offset),
                 outcome: taken,
                 clause: Some(format!("(c{offset} {taken:?})")),
+                declares: Vec::new(),
             },
             alternatives: vec![Alternative {
                 outcome: other,
                 clause: Some(format!("(c{offset} {other:?})")),
+                declares: Vec::new(),
             }],
         }
     }
@@ -405,13 +489,15 @@ mod tests {
         let mut tree: ConstraintTree<()> = ConstraintTree::new();
         let step = Step {
             taken: Decision {
-                offset: 4,
+                at: Location::new("m", 4),
                 outcome: Outcome::Proceeds,
                 clause: None,
+                declares: Vec::new(),
             },
             alternatives: vec![Alternative {
                 outcome: Outcome::Throws,
                 clause: None,
+                declares: Vec::new(),
             }],
         };
         tree.record(&[step], ());

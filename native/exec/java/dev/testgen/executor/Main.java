@@ -73,6 +73,7 @@ public final class Main {
     private Worker worker;
     /** Runs the plans of the current class loader. */
     private PlanRunner runner;
+    private boolean runnerAssertions;
     private int runnerDepth = -1;
 
     /** The plan in flight, for the shutdown hook (code that was not stopped from exiting). */
@@ -331,9 +332,14 @@ public final class Main {
         int traceLimit = (int) Math.min(Integer.MAX_VALUE, number(request, "trace_limit", 100_000));
         int depth = (int) Math.min(16, number(request, "summary_depth", 2));
         boolean fresh = Boolean.TRUE.equals(request.get("fresh_loader"));
+        // Whether `assert` statements of the code under test run (-ea).
+        boolean assertions = Boolean.TRUE.equals(plan.get("assertions"));
 
-        if (fresh || runner == null || definedChanged || depth != runnerDepth) {
+        if (fresh || runner == null || definedChanged || depth != runnerDepth
+                || assertions != runnerAssertions) {
             PlanLoader loader = new PlanLoader(source, defined, Main.class.getClassLoader());
+            loader.setDefaultAssertionStatus(assertions);
+            runnerAssertions = assertions;
             runner = new PlanRunner(loader, depth);
             runnerDepth = depth;
             definedChanged = false;
