@@ -1,0 +1,552 @@
+//! `testgen generate` end to end, with the real binary, javac, JUnit and
+//! JaCoCo: tests are generated for `fixtures/demo` (JUnit 5 and JUnit 4) and
+//! `fixtures/explore`, compiled with javac and run with the JUnit console
+//! launcher (Jupiter; the vintage engine and `JUnitCore` for JUnit 4) under
+//! the JaCoCo agent; coverage is read with `fixtures/demo/tools/Coverage.java`
+//! (JaCoCo's analysis API), independently of testgen's own probes.
+//!
+//! Checked: zero failing tests; at least 90% of fixtures/demo's branches
+//! covered (JaCoCo counts none of its branches as infeasible: the one
+//! outcome testgen proves infeasible, a `tableswitch` filler case, shares
+//! its target with the default); a second run into another directory writes
+//! the same bytes; a hand-written file at the target path is left alone and
+//! reported; testgen's own stale files are removed; bad options fail with a
+//! message that names them. The figure for fixtures/explore is printed.
+//!
+//! Registered as an integration test of `testgen_cli` (so that Cargo builds
+//! the binary) by a `[[test]]` entry in `native/cli/Cargo.toml`. Needs the
+//! JDK and the Debian packages `scripts/setup.sh` installs (junit4, junit5,
+//! libhamcrest-java, libjacoco-java, libasm-java).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use serde_json::Value;
+use testgen_testkit::{compile_fixture, repo_root, scratch_dir};
+
+const JARS: &str = "/usr/share/java";
+/// Runs per explored method: enough for every feasible branch of
+/// fixtures/demo, few enough to keep this file at a few minutes.
+const MAX_RUNS: &str = "60";
+
+fn jar(name: &str) -> PathBuf {
+    let path = Path::new(JARS).join(name);
+    assert!(
+        path.is_file(),
+        "{} is missing: run scripts/setup.sh (junit4, junit5, libhamcrest-java, libjacoco-java, libasm-java)",
+        path.display()
+    );
+    path
+}
+
+fn classpath(entries: &[PathBuf]) -> String {
+    std::env::join_paths(entries)
+        .unwrap()
+        .into_string()
+        .unwrap()
+}
+
+fn testgen(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_testgen"))
+        .args(args)
+        .output()
+        .expect("the testgen binary runs")
+}
+
+fn demo_classes() -> &'static Path {
+    static CLASSES: OnceLock<PathBuf> = OnceLock::new();
+    CLASSES.get_or_init(|| compile_fixture("demo"))
+}
+
+struct Generated {
+    out: PathBuf,
+    report: Value,
+    stderr: String,
+    seconds: f64,
+}
+
+/// Runs `testgen generate` on `classes` into a fresh directory.
+fn generate(tag: &str, classes: &Path, extra: &[&str]) -> Generated {
+    generate_in(&scratch_dir(tag), classes, extra)
+}
+
+/// Runs `testgen generate` with `--out dir/generated-tests --report dir/report`.
+fn generate_in(dir: &Path, classes: &Path, extra: &[&str]) -> Generated {
+    let tag = dir.file_name().unwrap().to_string_lossy();
+    let out = dir.join("generated-tests");
+    let report = dir.join("report");
+    let mut args = vec![
+        "generate",
+        "--classes",
+        classes.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+        "--jobs",
+        "2",
+    ];
+    args.extend_from_slice(extra);
+    let started = Instant::now();
+    let output = testgen(&args);
+    let seconds = started.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    eprintln!("{tag}: testgen generate took {seconds:.1} s\n{stderr}");
+    assert!(
+        output.status.success(),
+        "testgen generate failed:\n{stderr}"
+    );
+    let report: Value =
+        serde_json::from_str(&fs::read_to_string(report.join("testgen-report.json")).unwrap())
+            .unwrap();
+    Generated {
+        out,
+        report,
+        stderr,
+        seconds,
+    }
+}
+
+/// Every file under `dir` by relative path, with its bytes.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(|entry| entry.unwrap())
+        .filter(|entry| entry.file_type().is_file())
+        .map(|entry| {
+            let relative = entry.path().strip_prefix(dir).unwrap();
+            (
+                relative.to_string_lossy().into_owned(),
+                fs::read(entry.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn java_sources(dir: &Path) -> Vec<PathBuf> {
+    files(dir)
+        .keys()
+        .filter(|name| name.ends_with(".java"))
+        .map(|name| dir.join(name))
+        .collect()
+}
+
+/// The JaCoCo agent, taken out of Debian's `org.jacoco.agent.jar` once.
+fn jacoco_agent() -> &'static Path {
+    static AGENT: OnceLock<PathBuf> = OnceLock::new();
+    AGENT.get_or_init(|| {
+        let dir = scratch_dir("jacoco-agent");
+        let status = Command::new("jar")
+            .arg("xf")
+            .arg(jar("org.jacoco.agent.jar"))
+            .arg("jacocoagent.jar")
+            .current_dir(&dir)
+            .status()
+            .expect("the JDK's jar tool runs");
+        assert!(status.success());
+        dir.join("jacocoagent.jar")
+    })
+}
+
+#[derive(Debug)]
+struct TestRun {
+    tests: u32,
+    failed: u32,
+    /// JaCoCo's TOTAL line and per-class lines.
+    coverage: String,
+    branches_covered: u32,
+    branches: u32,
+}
+
+fn junit_jars(junit: u8) -> Vec<PathBuf> {
+    match junit {
+        5 => vec![
+            jar("junit-jupiter-api.jar"),
+            jar("apiguardian-api.jar"),
+            jar("opentest4j.jar"),
+            jar("junit-platform-commons.jar"),
+        ],
+        _ => vec![jar("junit4.jar"), jar("hamcrest-core.jar")],
+    }
+}
+
+/// Compiles the generated tests and runs them with the console launcher
+/// under JaCoCo (only classes matching `includes` are measured).
+fn run_tests(tag: &str, classes: &Path, out: &Path, junit: u8, includes: &str) -> TestRun {
+    let dir = scratch_dir(tag);
+    let test_classes = dir.join("test-classes");
+    fs::create_dir_all(&test_classes).unwrap();
+    let mut compile_path = vec![classes.to_path_buf()];
+    compile_path.extend(junit_jars(junit));
+    let javac = Command::new("javac")
+        .args(["-encoding", "UTF-8", "-d"])
+        .arg(&test_classes)
+        .arg("-cp")
+        .arg(classpath(&compile_path))
+        .args(java_sources(out))
+        .output()
+        .expect("javac runs");
+    assert!(
+        javac.status.success(),
+        "the generated tests do not compile:\n{}",
+        String::from_utf8_lossy(&javac.stderr)
+    );
+
+    let exec = dir.join("jacoco.exec");
+    let mut run_path = vec![test_classes.clone(), classes.to_path_buf()];
+    if junit == 4 {
+        run_path.extend(junit_jars(4));
+    }
+    let launcher = Command::new("java")
+        .arg(format!(
+            "-javaagent:{}=destfile={},includes={includes}",
+            jacoco_agent().display(),
+            exec.display()
+        ))
+        .arg("-jar")
+        .arg(jar("junit-platform-console-standalone.jar"))
+        .arg("-cp")
+        .arg(classpath(&run_path))
+        .arg("--scan-classpath")
+        .arg(&test_classes)
+        .args(["--disable-banner", "--details=summary"])
+        .output()
+        .expect("java runs");
+    let summary = String::from_utf8_lossy(&launcher.stdout).into_owned();
+    let count = |what: &str| -> u32 {
+        summary
+            .lines()
+            .find(|line| line.contains(what))
+            .and_then(|line| line.trim_start_matches('[').split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no `{what}` in the launcher's summary:\n{summary}"))
+    };
+    let tests = count("tests found");
+    let failed = count("tests failed") + count("tests aborted");
+
+    let jacoco = [
+        jar("org.jacoco.core.jar"),
+        jar("asm.jar"),
+        jar("asm-commons.jar"),
+        jar("asm-tree.jar"),
+    ];
+    let report = Command::new("java")
+        .arg("-cp")
+        .arg(classpath(&jacoco))
+        .arg(repo_root().join("fixtures/demo/tools/Coverage.java"))
+        .arg(&exec)
+        .arg(classes)
+        .output()
+        .expect("java runs the coverage helper");
+    let coverage = String::from_utf8_lossy(&report.stdout).into_owned();
+    assert!(
+        report.status.success(),
+        "Coverage.java failed:\n{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
+    // TOTAL lines a/b (x%) branches c/d (y%)
+    let total = coverage
+        .lines()
+        .find(|line| line.starts_with("TOTAL"))
+        .expect("a TOTAL line");
+    let fraction = |after: &str| -> (u32, u32) {
+        let text = total
+            .split(after)
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap();
+        let (covered, all) = text.split_once('/').unwrap();
+        (covered.parse().unwrap(), all.parse().unwrap())
+    };
+    let (branches_covered, branches) = fraction("branches ");
+    let run = TestRun {
+        tests,
+        failed,
+        coverage,
+        branches_covered,
+        branches,
+    };
+    assert!(
+        run.failed == 0,
+        "{failed} generated tests failed:\n{summary}"
+    );
+    run
+}
+
+/// Runs JUnit 4 tests with `org.junit.runner.JUnitCore`; returns the number run.
+fn run_junit_core(classes: &Path, out: &Path) -> u32 {
+    let dir = scratch_dir("junit-core");
+    let mut path = vec![classes.to_path_buf()];
+    path.extend(junit_jars(4));
+    let javac = Command::new("javac")
+        .args(["-encoding", "UTF-8", "-d"])
+        .arg(&dir)
+        .arg("-cp")
+        .arg(classpath(&path))
+        .args(java_sources(out))
+        .status()
+        .expect("javac runs");
+    assert!(javac.success());
+    let test_classes: Vec<String> = java_sources(out)
+        .iter()
+        .map(|source| {
+            source
+                .strip_prefix(out)
+                .unwrap()
+                .with_extension("")
+                .to_string_lossy()
+                .replace('/', ".")
+        })
+        .collect();
+    path.insert(0, dir);
+    let run = Command::new("java")
+        .arg("-cp")
+        .arg(classpath(&path))
+        .arg("org.junit.runner.JUnitCore")
+        .args(&test_classes)
+        .output()
+        .expect("java runs JUnitCore");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "JUnitCore reports failures:\n{stdout}"
+    );
+    // "OK (30 tests)"
+    stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("OK ("))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no OK line from JUnitCore:\n{stdout}"))
+}
+
+fn summary_figures(report: &Value) -> String {
+    let classes = report["classes"].as_array().unwrap();
+    let per_class: Vec<String> = classes
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {} tests, {}/{} branch outcomes, {:.1} s",
+                c["class"].as_str().unwrap(),
+                c["tests"],
+                c["branches_covered"],
+                c["branches"],
+                c["seconds"].as_f64().unwrap()
+            )
+        })
+        .collect();
+    per_class.join("\n")
+}
+
+#[test]
+fn demo_tests_pass_on_junit_5_cover_90_percent_of_branches_and_are_reproducible() {
+    let classes = demo_classes();
+    let first = generate("demo-junit5", classes, &["--max-runs", MAX_RUNS]);
+    let report = &first.report;
+    assert_eq!(report["summary"]["statuses"]["generated"], 4, "{report:#}");
+    assert_eq!(report["summary"]["statuses"]["failed"], 0, "{report:#}");
+    for class in report["classes"].as_array().unwrap() {
+        assert!(
+            class["tests"].as_u64().unwrap() > 0,
+            "no tests for {}",
+            class["class"]
+        );
+        assert_eq!(class["sha256"].as_str().unwrap().len(), 64);
+    }
+    let written = files(&first.out);
+    assert_eq!(
+        written.keys().cloned().collect::<Vec<_>>(),
+        [
+            "demo/AccountGeneratedTest.java",
+            "demo/GradesGeneratedTest.java",
+            "demo/InsufficientFundsExceptionGeneratedTest.java",
+            "demo/ThermostatGeneratedTest.java"
+        ]
+    );
+    for source in written.values() {
+        let text = String::from_utf8_lossy(source);
+        assert!(text.starts_with("// Generated by testgen "), "{text}");
+        assert!(text.contains("org.junit.jupiter.api.Test"));
+    }
+
+    let run = run_tests("demo-run5", classes, &first.out, 5, "demo.*");
+    println!(
+        "fixtures/demo, JUnit 5: {} tests, generated in {:.1} s\n{}\n{}",
+        run.tests,
+        first.seconds,
+        summary_figures(report),
+        run.coverage
+    );
+    assert_eq!(
+        run.tests as u64,
+        report["summary"]["tests"].as_u64().unwrap()
+    );
+    assert!(
+        run.branches_covered * 10 >= run.branches * 9,
+        "JaCoCo branch coverage {}/{} is below 90%:\n{}",
+        run.branches_covered,
+        run.branches,
+        run.coverage
+    );
+
+    let second = generate("demo-junit5-again", classes, &["--max-runs", MAX_RUNS]);
+    assert!(
+        files(&second.out) == written,
+        "a second run wrote different files"
+    );
+}
+
+#[test]
+fn demo_tests_pass_on_junit_4_with_the_vintage_engine_and_junit_core() {
+    let classes = demo_classes();
+    let generated = generate(
+        "demo-junit4",
+        classes,
+        &["--junit", "4", "--max-runs", MAX_RUNS],
+    );
+    assert_eq!(generated.report["summary"]["junit"], 4);
+    for source in files(&generated.out).values() {
+        let text = String::from_utf8_lossy(source);
+        assert!(text.contains("import org.junit.Test;"), "{text}");
+    }
+    let run = run_tests("demo-run4", classes, &generated.out, 4, "demo.*");
+    println!(
+        "fixtures/demo, JUnit 4: {} tests\n{}",
+        run.tests, run.coverage
+    );
+    assert!(run.tests > 0);
+    assert!(
+        run.branches_covered * 10 >= run.branches * 9,
+        "{}",
+        run.coverage
+    );
+    assert_eq!(run_junit_core(classes, &generated.out), run.tests);
+}
+
+#[test]
+fn explore_fixture_tests_pass_and_their_coverage_is_printed() {
+    let classes = compile_fixture("explore");
+    let generated = generate("explore", &classes, &["--max-runs", "30", "--budget", "30"]);
+    let run = run_tests("explore-run", &classes, &generated.out, 5, "fixtures.*");
+    let summary = &generated.report["summary"];
+    println!(
+        "fixtures/explore: {} tests in {:.1} s; testgen's probes: {}/{} branch outcomes ({} proven infeasible)\n{}\nJaCoCo:\n{}",
+        run.tests,
+        generated.seconds,
+        summary["branches_covered"],
+        summary["branches"],
+        summary["branches_infeasible"],
+        summary_figures(&generated.report),
+        run.coverage
+    );
+    assert!(run.tests > 0);
+}
+
+#[test]
+fn hand_written_files_are_left_alone_and_stale_generated_files_removed() {
+    let classes = demo_classes();
+    let dir = scratch_dir("conflict");
+    let out = dir.join("generated-tests");
+    fs::create_dir_all(out.join("demo")).unwrap();
+    let mine =
+        "// written by a person\npackage demo;\nclass InsufficientFundsExceptionGeneratedTest {}\n";
+    let target = out.join("demo/InsufficientFundsExceptionGeneratedTest.java");
+    fs::write(&target, mine).unwrap();
+    // testgen's file for a class that is gone, and for one left out by --include.
+    let stale = |class: &str| {
+        format!("// Generated by testgen 0.1.0 from demo/{class}.class sha256=00ff; do not edit (regenerated).\npackage demo;\nclass {class}GeneratedTest {{}}\n")
+    };
+    fs::write(out.join("demo/GoneGeneratedTest.java"), stale("Gone")).unwrap();
+    fs::write(out.join("demo/GradesGeneratedTest.java"), stale("Grades")).unwrap();
+    let other = out.join("demo/Notes.java");
+    fs::write(&other, "// not a test\n").unwrap();
+
+    let generated = generate_in(&dir, classes, &["--include", "demo.InsufficientFunds*"]);
+    let stderr = &generated.stderr;
+    assert_eq!(fs::read_to_string(&target).unwrap(), mine);
+    assert_eq!(fs::read_to_string(&other).unwrap(), "// not a test\n");
+    assert!(!out.join("demo/GoneGeneratedTest.java").exists());
+    assert!(!out.join("demo/GradesGeneratedTest.java").exists());
+    assert!(
+        stderr.contains("InsufficientFundsExceptionGeneratedTest.java"),
+        "{stderr}"
+    );
+    // The cache defaults to a sibling of --out.
+    assert!(dir.join("testgen-cache").is_dir());
+
+    let report = &generated.report;
+    let status = |class: &str| {
+        report["classes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["class"] == class)
+            .unwrap_or_else(|| panic!("{class} is not in {report:#}"))
+            .clone()
+    };
+    let conflict = status("demo.InsufficientFundsException");
+    assert_eq!(conflict["status"], "failed");
+    assert!(
+        conflict["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not written by testgen"),
+        "{conflict:#}"
+    );
+    assert_eq!(status("demo.Gone")["status"], "removed");
+    assert_eq!(status("demo.Grades")["status"], "removed");
+    assert_eq!(report["summary"]["statuses"]["removed"], 2);
+    assert_eq!(report["summary"]["statuses"]["failed"], 1);
+    assert_eq!(report["summary"]["classes"], 3);
+}
+
+#[test]
+fn bad_options_fail_with_a_message_that_names_them() {
+    let classes = demo_classes().to_str().unwrap().to_string();
+    let dir = scratch_dir("bad-options");
+    let out = dir.join("out");
+    let out = out.to_str().unwrap();
+    let report = dir.join("report");
+    let report = report.to_str().unwrap();
+    let base = ["generate", "--out", out, "--report", report];
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--classes", &classes, "--junit", "6"], "'6'"),
+        (vec!["--classes", "/no/such/classes"], "/no/such/classes"),
+        (
+            vec!["--classes", &classes, "--classpath", "/no/such.jar"],
+            "/no/such.jar",
+        ),
+        (vec!["--classes", &classes, "--budget", "-3"], "-3"),
+        (vec!["--classes", &classes, "--mode", "fast"], "'fast'"),
+        (
+            vec!["--classes", &classes, "--include", "demo/Grades"],
+            "demo/Grades",
+        ),
+        (vec!["--classes", &classes, "--jobs", "0"], "--jobs"),
+        (
+            vec!["--classes", &classes, "--java", "/no/such/java"],
+            "/no/such/java",
+        ),
+        (vec![], "--classes"),
+    ];
+    for (extra, named) in cases {
+        let args: Vec<&str> = base.iter().copied().chain(extra.iter().copied()).collect();
+        let output = testgen(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{args:?} succeeded");
+        assert!(
+            stderr.contains(named),
+            "{args:?}: the message does not name {named}:\n{stderr}"
+        );
+    }
+    let missing_out = testgen(&["generate", "--classes", &classes, "--report", report]);
+    assert!(!missing_out.status.success());
+    assert!(String::from_utf8_lossy(&missing_out.stderr).contains("--out"));
+    assert!(!Path::new(out).exists(), "nothing is written on bad input");
+}
