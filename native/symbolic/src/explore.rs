@@ -58,7 +58,7 @@ impl Default for ExploreOptions {
         ExploreOptions {
             max_runs: 200,
             max_queries: 300,
-            solver_rlimit: 1_000_000,
+            solver_rlimit: 4_000_000,
             budget: Duration::from_secs(20),
             solver_timeout: Duration::from_secs(10),
             run_timeout: Duration::from_secs(2),
@@ -97,8 +97,13 @@ pub struct Exploration {
     pub seconds: f64,
     /// Every branch outcome the probes reported, in any method of the program.
     pub reached: BTreeSet<Reached>,
-    /// Outcomes the solver proved unreachable on the paths that lead to them.
+    /// Outcomes the solver proved unreachable on every path that leads to
+    /// them, in a tree explored to the end.
     pub infeasible: BTreeSet<Reached>,
+    /// Outcomes unreachable on every path explored, where exploring stopped
+    /// (runs, queries or time) before the tree was finished: other paths or
+    /// contexts might still reach them.
+    pub infeasible_so_far: BTreeSet<Reached>,
     /// Sets of clauses proven contradictory, to settle the same question on
     /// other paths without the solver.
     #[serde(skip)]
@@ -118,6 +123,24 @@ pub fn explore(
     target: &MethodKey,
     options: &ExploreOptions,
 ) -> Result<Exploration, ExecError> {
+    // A z3 context of its own: the models z3 finds depend on the terms a
+    // context has seen before, so a shared context would make the inputs
+    // depend on which methods this thread explored earlier.
+    // The executor is not `Sync`, which z3's scoped context asks of the
+    // closure; a mutex makes the borrow shareable (nothing else locks it).
+    let executor = std::sync::Mutex::new(executor);
+    z3::with_z3_config(&z3::Config::new(), || {
+        let mut executor = executor.lock().unwrap_or_else(|e| e.into_inner());
+        explore_in_fresh_context(&mut executor, program, target, options)
+    })
+}
+
+fn explore_in_fresh_context(
+    executor: &mut Executor,
+    program: &Program<'_>,
+    target: &MethodKey,
+    options: &ExploreOptions,
+) -> Result<Exploration, ExecError> {
     let started = Instant::now();
     let mut found = Exploration {
         tree: ConstraintTree::new(),
@@ -130,6 +153,7 @@ pub fn explore(
         seconds: 0.0,
         reached: BTreeSet::new(),
         infeasible: BTreeSet::new(),
+        infeasible_so_far: BTreeSet::new(),
         decided: BTreeSet::new(),
         unsat_slices: BTreeSet::new(),
         replay_errors: BTreeSet::new(),
@@ -178,12 +202,6 @@ pub fn explore(
         let outcome = executor.run_with_timeout(&realised.plan, options.run_timeout)?;
         found.runs += 1;
         let events = plan_events(&outcome);
-        if std::env::var_os("TESTGEN_DEBUG_TRACE").is_some() {
-            eprintln!(
-                "plan {:?}\nstatus {:?}\nevents {events:?}",
-                realised.plan, outcome.status
-            );
-        }
         record_reached(program, &events, &mut found.reached);
         let replayed = replay(
             program,
@@ -221,7 +239,13 @@ pub fn explore(
         }
         next = next_inputs(&mut found, &models, options, started);
     }
-    found.infeasible = infeasible_outcomes(&found.tree, &found.reached);
+    settle_from_known_slices(&mut found);
+    let infeasible = infeasible_outcomes(&found.tree, &found.reached);
+    if found.tree.stats().unexplored == 0 {
+        found.infeasible = infeasible;
+    } else {
+        found.infeasible_so_far = infeasible;
+    }
     found.seconds = started.elapsed().as_secs_f64();
     Ok(found)
 }
@@ -526,6 +550,28 @@ fn next_inputs(
     None
 }
 
+/// When exploring stops with leaves left, settles those whose question was
+/// already answered: a constant `false` or a slice proven unsatisfiable on
+/// another path. No solver call, so it costs nothing against the limits.
+fn settle_from_known_slices(found: &mut Exploration) {
+    for (leaf, ..) in found.tree.unexplored_leaves() {
+        let clauses: Vec<String> = found
+            .tree
+            .path_to(leaf)
+            .iter()
+            .filter_map(|edge| edge.clause.clone())
+            .collect();
+        let Some(last) = clauses.last() else {
+            continue;
+        };
+        if clauses.iter().any(|c| c == "false")
+            || found.unsat_slices.contains(&relevant_slice(&clauses, last))
+        {
+            found.tree.settle(leaf, Leaf::Infeasible);
+        }
+    }
+}
+
 /// The clauses that share variables, directly or through others, with
 /// `goal` (KLEE's independent-constraint slicing): the rest of a path was
 /// satisfied by the run that took it, so only this slice can make the goal
@@ -655,10 +701,6 @@ fn solve(
     script.push_str(declarations);
     for clause in clauses {
         script.push_str(&format!("(assert {clause})\n"));
-    }
-    if let Some(dir) = std::env::var_os("TESTGEN_DEBUG_SMT") {
-        let path = std::path::Path::new(&dir).join(format!("q{}.smt2", found.solver_queries));
-        std::fs::write(path, &script).ok();
     }
     solver.from_string(script);
     let result = match solver.check() {

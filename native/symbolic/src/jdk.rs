@@ -16,9 +16,7 @@ use crate::ffi;
 use crate::inputs::boxed_base;
 use crate::machine::Replay;
 use crate::program::MethodKey;
-use crate::value::{
-    char_at, concat, length, position, string_literal, to_bv, to_int, HeapObject, Sym,
-};
+use crate::value::{char_at, concat, length, position, string_literal, to_bv, HeapObject, Sym};
 
 /// Bound on the string length up to which `hashCode` is modelled exactly.
 const HASH_MODEL_LENGTH: i64 = 8;
@@ -107,7 +105,7 @@ impl Replay<'_, '_> {
         receiver: Option<&Sym>,
         args: &[Sym],
     ) -> Option<Bool> {
-        let zero = BV::from_i64(0, 32);
+        let zero = Int::from_i64(0);
         match (
             key.class.as_str(),
             key.name.as_str(),
@@ -116,23 +114,20 @@ impl Replay<'_, '_> {
             ("java/lang/String", "charAt", "(I)C") => {
                 let s = self.chars(receiver?)?;
                 let index = position(args[0].as_int()?);
-                Some(Bool::or(&[
-                    &index.lt(Int::from_i64(0)),
-                    &index.ge(s.length()),
-                ]))
+                Some(Bool::or(&[&index.lt(&zero), &index.ge(s.length())]))
             }
             ("java/lang/String", "substring", "(I)Ljava/lang/String;") => {
                 let s = self.chars(receiver?)?;
-                let begin = args[0].as_int()?;
-                Some(Bool::or(&[&begin.bvslt(&zero), &begin.bvsgt(length(&s))]))
+                let begin = position(args[0].as_int()?);
+                Some(Bool::or(&[&begin.lt(&zero), &begin.gt(s.length())]))
             }
             ("java/lang/String", "substring", "(II)Ljava/lang/String;") => {
                 let s = self.chars(receiver?)?;
-                let (begin, end) = (args[0].as_int()?, args[1].as_int()?);
+                let (begin, end) = (position(args[0].as_int()?), position(args[1].as_int()?));
                 Some(Bool::or(&[
-                    &begin.bvslt(&zero),
-                    &end.bvsgt(length(&s)),
-                    &begin.bvsgt(end),
+                    &begin.lt(&zero),
+                    &end.gt(s.length()),
+                    &begin.gt(&end),
                 ]))
             }
             ("java/util/Objects", "requireNonNull", _) => Some(args[0].as_ref()?.is_null.clone()),
@@ -249,14 +244,14 @@ impl Replay<'_, '_> {
                 &ffi::seq_index(&s, &self.chars(&args[0])?, &Int::from_i64(0)),
             ))),
             ("substring", "(I)Ljava/lang/String;") => {
-                let begin = to_int(args[0].as_int()?);
+                let begin = position(args[0].as_int()?);
                 let rest = Int::sub(&[&s.length(), &begin]);
                 let part = ffi::seq_extract(&s, &begin, &rest);
                 self.new_string(part)
             }
             ("substring", "(II)Ljava/lang/String;") => {
-                let begin = to_int(args[0].as_int()?);
-                let end = to_int(args[1].as_int()?);
+                let begin = position(args[0].as_int()?);
+                let end = position(args[1].as_int()?);
                 let part = ffi::seq_extract(&s, &begin, &Int::sub(&[&end, &begin]));
                 self.new_string(part)
             }

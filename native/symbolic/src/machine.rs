@@ -29,7 +29,9 @@ use crate::arith::{self, Condition, Conversion, FloatOp, IntOp, NanResult, Primi
 use crate::inputs::{Act, ArgSym, ArrayElements, Target, Valuation};
 use crate::program::{MethodKey, Program};
 use crate::tree::{Alternative, Decision, Location, Outcome, Step};
-use crate::value::{string_literal, Elements, HeapObject, ObjId, Reference, Sym, TypeChoice};
+use crate::value::{
+    int_comparison, string_literal, Elements, HeapObject, ObjId, Reference, Sym, TypeChoice,
+};
 
 #[derive(Clone, Debug)]
 pub struct ReplayOptions {
@@ -900,7 +902,7 @@ impl<'p, 'a> Replay<'p, 'a> {
                 let test = condition(op - IFEQ);
                 let term = pop(frame)?
                     .as_int()
-                    .map(|v| arith::int_condition(test, v, &BV::from_i64(0, 32)));
+                    .map(|v| int_comparison(test, v, &BV::from_i64(0, 32)));
                 (term, concrete(test, i64::from(*value), 0))
             }
             (IF_ICMPEQ..=IF_ICMPLE, BranchOperands::IntPair { left, right }) => {
@@ -909,7 +911,7 @@ impl<'p, 'a> Replay<'p, 'a> {
                 let term = l
                     .as_int()
                     .zip(r.as_int())
-                    .map(|(l, r)| arith::int_condition(test, l, r));
+                    .map(|(l, r)| int_comparison(test, l, r));
                 (term, concrete(test, i64::from(*left), i64::from(*right)))
             }
             (IF_ACMPEQ | IF_ACMPNE, BranchOperands::RefPair { left, right }) => {
@@ -1005,7 +1007,7 @@ impl<'p, 'a> Replay<'p, 'a> {
         let equals = |k: i32| {
             symbolic
                 .as_ref()
-                .map(|v| v.eq(BV::from_i64(i64::from(k), 32)))
+                .map(|v| int_comparison(Condition::Eq, v, &BV::from_i64(i64::from(k), 32)))
         };
         let mut outcomes: Vec<(Outcome, Option<Bool>)> = cases
             .iter()

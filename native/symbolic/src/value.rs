@@ -9,10 +9,11 @@
 
 use std::collections::BTreeMap;
 
-use z3::ast::{Array, Ast, Bool, Int, Seq, BV};
+use z3::ast::{Array, Ast, AstKind, Bool, Int, Seq, BV};
+use z3::DeclKind;
 use z3::Sort;
 
-use crate::arith::Primitive;
+use crate::arith::{Condition, Primitive};
 
 /// A value on the operand stack, in a local or in a field.
 #[derive(Clone, Debug)]
@@ -232,9 +233,59 @@ pub fn to_int(value: &BV) -> Int {
 /// literal: z3 solves `int2bv`/`bv2int` slowly, so no conversion is made
 /// where none is needed.
 pub fn position(index: &BV) -> Int {
-    match index.as_i64() {
-        Some(constant) => Int::from_i64(i64::from(constant as i32)),
-        None => to_int(index),
+    int_view(index).unwrap_or_else(|| to_int(index))
+}
+
+/// The same Java int as an integer term, when it is built from string
+/// lengths and positions (`int2bv` of a length, constants, sums and
+/// differences of those): comparing those as integers spares z3 the
+/// `int2bv` encoding. Lengths and positions are small, so the sums cannot
+/// wrap.
+pub fn int_view(term: &BV) -> Option<Int> {
+    if term.get_size() != 32 {
+        return None;
+    }
+    if let Some(constant) = term.as_i64() {
+        return Some(Int::from_i64(i64::from(constant as i32)));
+    }
+    if term.kind() != AstKind::App {
+        return None;
+    }
+    let children = || -> Option<Vec<Int>> {
+        term.children()
+            .iter()
+            .map(|child| int_view(&child.as_bv()?))
+            .collect()
+    };
+    match term.decl().kind() {
+        DeclKind::Int2bv => term.nth_child(0)?.as_int(),
+        DeclKind::Badd => {
+            let parts = children()?;
+            Some(Int::add(&parts.iter().collect::<Vec<_>>()))
+        }
+        DeclKind::Bsub => {
+            let parts = children()?;
+            Some(Int::sub(&parts.iter().collect::<Vec<_>>()))
+        }
+        _ => None,
+    }
+}
+
+/// `left <condition> right` for Java ints, as integers when both sides
+/// have an integer view (see [`int_view`]).
+pub fn int_comparison(condition: Condition, left: &BV, right: &BV) -> Bool {
+    match (int_view(left), int_view(right)) {
+        (Some(l), Some(r)) if !(left.as_i64().is_some() && right.as_i64().is_some()) => {
+            match condition {
+                Condition::Eq => l.eq(&r),
+                Condition::Ne => l.eq(&r).not(),
+                Condition::Lt => l.lt(&r),
+                Condition::Ge => l.ge(&r),
+                Condition::Gt => l.gt(&r),
+                Condition::Le => l.le(&r),
+            }
+        }
+        _ => crate::arith::int_condition(condition, left, right),
     }
 }
 

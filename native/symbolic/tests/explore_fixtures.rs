@@ -1,0 +1,207 @@
+//! The explorer on fixtures/explore: 95 methods with 435 branch outcomes,
+//! 16 of them infeasible (fixtures/explore/EXPECTED.md). Every feasible
+//! outcome must be reached, as testgen's own probes report it, and every
+//! infeasible one must be proven infeasible by the solver, within a budget
+//! of a few seconds per method.
+
+mod support;
+
+use std::collections::BTreeSet;
+
+use serde::Deserialize;
+use testgen_classfile::attribute::AttributeInfo;
+use testgen_classfile::instruction::{opcode, Operands};
+use testgen_symbolic::explore::{explore, ExploreOptions, Reached};
+use testgen_symbolic::program::MethodKey;
+use testgen_symbolic::tree::Outcome;
+
+#[derive(Deserialize)]
+struct Expected {
+    class: String,
+    method: String,
+    descriptor: String,
+    infeasible: Vec<Infeasible>,
+}
+
+#[derive(Deserialize)]
+struct Infeasible {
+    line: u32,
+    outcome: String,
+}
+
+fn label(outcome: Outcome) -> String {
+    match outcome {
+        Outcome::Taken => "taken".into(),
+        Outcome::NotTaken => "not_taken".into(),
+        Outcome::Case(k) => format!("case:{k}"),
+        Outcome::Default => "default".into(),
+        Outcome::Throws => "throws".into(),
+        Outcome::Proceeds => "proceeds".into(),
+    }
+}
+
+/// Every outcome of every branch and switch of a method: (offset, line, outcome).
+fn all_outcomes(
+    program: &testgen_symbolic::program::Program<'_>,
+    key: &MethodKey,
+) -> Vec<(u32, u32, Outcome)> {
+    let (class, member) = program.method(key).expect("the method exists");
+    let code = member.code(class).unwrap().unwrap();
+    let lines = match code.attribute(class, "LineNumberTable") {
+        Ok(Some(AttributeInfo::LineNumberTable(lines))) => lines,
+        _ => Vec::new(),
+    };
+    let line_of = |offset: u32| {
+        lines
+            .iter()
+            .filter(|l| u32::from(l.start_pc) <= offset)
+            .max_by_key(|l| l.start_pc)
+            .map_or(0, |l| u32::from(l.line_number))
+    };
+    let mut outcomes = Vec::new();
+    for instruction in code.instructions() {
+        let instruction = instruction.unwrap();
+        let offset = instruction.offset;
+        let line = line_of(offset);
+        match instruction.operands {
+            Operands::Branch(_) if opcode::is_conditional_branch(instruction.opcode) => {
+                outcomes.push((offset, line, Outcome::Taken));
+                outcomes.push((offset, line, Outcome::NotTaken));
+            }
+            Operands::TableSwitch(table) => {
+                outcomes.extend(
+                    table
+                        .targets()
+                        .map(|(k, _)| (offset, line, Outcome::Case(k))),
+                );
+                outcomes.push((offset, line, Outcome::Default));
+            }
+            Operands::LookupSwitch(lookup) => {
+                outcomes.extend(
+                    lookup
+                        .targets()
+                        .map(|(k, _)| (offset, line, Outcome::Case(k))),
+                );
+                outcomes.push((offset, line, Outcome::Default));
+            }
+            _ => {}
+        }
+    }
+    outcomes
+}
+
+#[test]
+fn every_feasible_branch_is_reached_and_every_infeasible_one_proven() {
+    let expected: Vec<Expected> = serde_json::from_str(
+        &std::fs::read_to_string(
+            testgen_testkit::repo_root().join("fixtures/explore/expected.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let fixture = support::Fixture::compile("explore");
+    let program = fixture.program();
+    let mut executor = fixture.executor();
+    let options = ExploreOptions::default();
+    let mut failures = Vec::new();
+    let (mut outcomes_total, mut reached_total, mut infeasible_total, mut proven_total) =
+        (0, 0, 0, 0);
+    let mut unfinished_total = 0;
+    let (mut runs, mut predicted, mut agreed, mut solver, mut seconds) = (0, 0, 0, 0.0, 0.0);
+    for method in &expected {
+        let key = MethodKey::new(
+            &method.class.replace('.', "/"),
+            &method.method,
+            &method.descriptor,
+        );
+        let found = explore(&mut executor, &program, &key, &options).unwrap();
+        runs += found.runs;
+        predicted += found.predicted;
+        agreed += found.agreed;
+        solver += found.solver_seconds;
+        seconds += found.seconds;
+        let infeasible: BTreeSet<(u32, String)> = method
+            .infeasible
+            .iter()
+            .map(|i| (i.line, i.outcome.clone()))
+            .collect();
+        let mut missed = Vec::new();
+        let mut unproven = Vec::new();
+        for (offset, line, outcome) in all_outcomes(&program, &key) {
+            outcomes_total += 1;
+            let reached = Reached {
+                method: key.label(),
+                offset,
+                outcome,
+            };
+            if infeasible.contains(&(line, label(outcome))) {
+                infeasible_total += 1;
+                if found.infeasible.contains(&reached) {
+                    proven_total += 1;
+                } else if found.infeasible_so_far.contains(&reached) {
+                    // Infeasible on every path explored; the tree was not
+                    // finished within the limits.
+                    proven_total += 1;
+                    unfinished_total += 1;
+                } else {
+                    unproven.push(format!("line {line} {}", label(outcome)));
+                }
+                if found.reached.contains(&reached) {
+                    failures.push(format!("{}: reached infeasible line {line}", key.label()));
+                }
+            } else if found.reached.contains(&reached) {
+                reached_total += 1;
+            } else {
+                missed.push(format!("line {line} @{offset} {}", label(outcome)));
+            }
+        }
+        let stats = found.tree.stats();
+        println!(
+            "{}.{}: {} runs, {}/{} predicted, {:.2} s (solver {:.2} s), missed {:?}, unproven {:?}, tree {:?}{}{}",
+            method.class,
+            method.method,
+            found.runs,
+            found.agreed,
+            found.predicted,
+            found.seconds,
+            found.solver_seconds,
+            missed,
+            unproven,
+            stats,
+            found
+                .failure
+                .as_ref()
+                .map(|f| format!(", failure: {f}"))
+                .unwrap_or_default(),
+            if found.replay_errors.is_empty() {
+                String::new()
+            } else {
+                format!(", replay stopped: {:?}", found.replay_errors)
+            }
+        );
+        if !missed.is_empty() {
+            failures.push(format!("{}: missed {missed:?}", key.label()));
+        }
+        if !unproven.is_empty() {
+            failures.push(format!(
+                "{}: not proven infeasible {unproven:?}",
+                key.label()
+            ));
+        }
+    }
+    println!(
+        "explore fixtures: {reached_total}/{} feasible outcomes reached, {proven_total}/{infeasible_total} infeasible classified ({unfinished_total} of them in a tree not explored to the end); {runs} runs, {agreed}/{predicted} predicted paths taken ({:.1}%), {:.1} s total, solver {:.1} s ({:.0}%)",
+        outcomes_total - infeasible_total,
+        100.0 * agreed as f64 / predicted.max(1) as f64,
+        seconds,
+        solver,
+        100.0 * solver / seconds.max(1e-9)
+    );
+    executor.shutdown().ok();
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
