@@ -23,6 +23,7 @@ use testgen_symbolic::tree::{ConstraintTree, Leaf, Node, Outcome};
 
 use super::options::GenerateOptions;
 use super::program::LoadedClass;
+use super::shrink::shrink;
 
 /// A branch outcome of the class the tests did not reach, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -268,11 +269,18 @@ pub fn generate_class(
         let Some((first, coverage)) = candidate.runs.clone().flatten() else {
             continue;
         };
-        let second = executor.run(&candidate.plan)?;
+        let (plan, first) = shrink(
+            executor,
+            candidate.plan.clone(),
+            first,
+            |outcome| covered_ids(program, outcome, &class.internal, &ids),
+            &mut result.runs,
+        )?;
+        let second = executor.run(&plan)?;
         result.runs += 1;
         tests.push(TestCase {
-            plan: candidate.plan.clone(),
-            parameter_names: act_of(&candidate.plan, &first)
+            plan: plan.clone(),
+            parameter_names: act_of(&plan, &first)
                 .map(|key| parameter_names(program, &key))
                 .unwrap_or_default(),
             first,

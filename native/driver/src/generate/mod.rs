@@ -23,6 +23,7 @@ pub mod files;
 pub mod options;
 pub mod program;
 pub mod report;
+mod shrink;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
