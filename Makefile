@@ -49,3 +49,13 @@ bench: setup
 	$(CARGO) bench --locked -p testgen_driver --bench scan
 	$(CARGO) bench --locked -p testgen_probes --bench instrument
 	$(CARGO) bench --locked -p testgen_exec --bench plans
+	$(CARGO) bench --locked -p testgen_symbolic --bench explore
+
+# Runs testgen on real Debian library jars (default: commons-cli, commons-codec,
+# commons-csv), compiles and runs the generated tests with JUnit 5 under JaCoCo
+# and prints, per jar, tests per class, compile errors, failures, line and
+# branch coverage and testgen's own summary; fails when a generated test does
+# not compile or fails. CORPUS_JARS, MAX_RUNS, BUDGET, JOBS: see the script.
+.PHONY: corpus
+corpus: build
+	TESTGEN=$${CARGO_TARGET_DIR:-target}/release/testgen bash scripts/corpus-coverage.sh $(CORPUS_JARS)

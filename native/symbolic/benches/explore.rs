@@ -29,13 +29,11 @@ struct Totals {
     failed: usize,
 }
 
-fn corpus(name: &str, fixture: &support::Fixture, budget: Duration) {
+/// Explores up to `max_methods` public methods (in class and member order)
+/// with `options`, and prints the figures.
+fn corpus(name: &str, fixture: &support::Fixture, options: ExploreOptions, max_methods: usize) {
     let program = fixture.program();
     let mut executor = fixture.executor();
-    let options = ExploreOptions {
-        budget,
-        ..ExploreOptions::default()
-    };
     let mut methods = Vec::new();
     for (internal, class) in program.classes() {
         let flags = class.access_flags;
@@ -54,6 +52,7 @@ fn corpus(name: &str, fixture: &support::Fixture, budget: Duration) {
             }
         }
     }
+    methods.truncate(max_methods);
     let started = Instant::now();
     let mut totals = Totals::default();
     for key in &methods {
@@ -102,9 +101,26 @@ fn corpus(name: &str, fixture: &support::Fixture, budget: Duration) {
 
 fn main() {
     let fixture = support::Fixture::compile("explore");
-    corpus("fixtures/explore", &fixture, Duration::from_secs(5));
+    corpus(
+        "fixtures/explore",
+        &fixture,
+        ExploreOptions::default(),
+        usize::MAX,
+    );
     let jar = PathBuf::from("/usr/share/java/commons-codec.jar");
     let classes = testgen_testkit::installed_jar_classes("/usr/share/java/commons-codec.jar");
     let codec = support::Fixture::new(classes, vec![jar], "org/apache/commons/codec/");
-    corpus("commons-codec", &codec, Duration::from_secs(2));
+    // A sample of commons-codec's methods with tighter limits, so that the
+    // benchmark ends in a few minutes.
+    let options = ExploreOptions {
+        max_runs: 40,
+        budget: Duration::from_secs(5),
+        ..ExploreOptions::default()
+    };
+    corpus(
+        "commons-codec (first 150 public methods)",
+        &codec,
+        options,
+        150,
+    );
 }
