@@ -92,6 +92,13 @@ pub enum Choice {
         descriptor: String,
         args: Vec<Spec>,
     },
+    /// `class.name(args)`, a public static method returning a `class`.
+    Factory {
+        class: String,
+        name: String,
+        descriptor: String,
+        args: Vec<Spec>,
+    },
 }
 
 /// A call made on the receiver before the call under test.
@@ -449,6 +456,26 @@ impl SpecBuilder<'_, '_> {
                 });
             }
         }
+        // Static factories of the type itself (`Money.of(...)`), for classes
+        // built that way rather than with `new`.
+        for (name, descriptor) in self.program.static_factories(class) {
+            let Ok(parsed) = MethodDescriptor::parse(&descriptor) else {
+                continue;
+            };
+            let index = choices.len();
+            let args = parsed
+                .parameters
+                .iter()
+                .enumerate()
+                .map(|(i, p)| self.spec(&format!("{var}.c{index}.a{i}"), p, depth + 1))
+                .collect();
+            choices.push(Choice::Factory {
+                class: class.to_string(),
+                name,
+                descriptor,
+                args,
+            });
+        }
         choices
     }
 }
@@ -602,7 +629,7 @@ fn declare(spec: &Spec, bounds: &InputBounds, out: &mut String) {
                             declare(element, bounds, out);
                         }
                     }
-                    Choice::New { args, .. } => {
+                    Choice::New { args, .. } | Choice::Factory { args, .. } => {
                         for arg in args {
                             declare(arg, bounds, out);
                         }
@@ -1038,6 +1065,31 @@ impl Realiser<'_> {
                             reference(Target::Statement(statement)),
                         )
                     }
+                    Choice::Factory {
+                        class,
+                        name,
+                        descriptor,
+                        args,
+                    } => {
+                        let (values, syms) = self.realise_all(args);
+                        let statement = self.push(
+                            Statement::CallStatic {
+                                class: binary(class),
+                                name: name.clone(),
+                                descriptor: descriptor.clone(),
+                                args: values,
+                            },
+                            Act::Call {
+                                key: MethodKey::new(class, name, descriptor),
+                                receiver: None,
+                                args: syms,
+                            },
+                        );
+                        (
+                            Value::Ref { statement },
+                            reference(Target::Statement(statement)),
+                        )
+                    }
                 }
             }
         }
@@ -1047,9 +1099,10 @@ impl Realiser<'_> {
 fn choice_class(choice: &Choice) -> String {
     match choice {
         Choice::Str => "java/lang/String".into(),
-        Choice::Boxed { class, .. } | Choice::Enum { class, .. } | Choice::New { class, .. } => {
-            class.clone()
-        }
+        Choice::Boxed { class, .. }
+        | Choice::Enum { class, .. }
+        | Choice::New { class, .. }
+        | Choice::Factory { class, .. } => class.clone(),
         Choice::PrimArray { element } => format!("[{}", element.descriptor_char()),
         Choice::RefArray { descriptor, .. } => descriptor.clone(),
     }

@@ -85,6 +85,7 @@ pub fn replay(
         next_address: 1000,
         fresh_variables: 0,
         truncated: false,
+        returned: None,
     };
     let mut starts: Vec<(usize, usize)> = events
         .iter()
@@ -166,6 +167,8 @@ pub(crate) struct Replay<'p, 'a> {
     fresh_variables: usize,
     /// The path reached [`ReplayOptions::max_path_length`].
     truncated: bool,
+    /// What the statement's own call returned.
+    returned: Option<Sym>,
 }
 
 /// What the checks of an array access found.
@@ -244,7 +247,11 @@ impl<'p, 'a> Replay<'p, 'a> {
                     values.push(receiver);
                 }
                 values.extend(args.iter().map(|a| self.arg(a)));
-                self.enter_statement(key, values)
+                self.returned = None;
+                self.enter_statement(key, values)?;
+                // A later statement may use the result (a static factory's).
+                self.results[index] = self.returned.take();
+                Ok(())
             }
         }
     }
@@ -1042,6 +1049,10 @@ impl<'p, 'a> Replay<'p, 'a> {
             if Some(*method) == frame.method_id {
                 self.cursor += 1;
             }
+        }
+        if frames.is_empty() {
+            self.returned = value;
+            return Ok(Control::Frames);
         }
         if let Some(caller) = frames.last_mut() {
             if let Some(value) = value {

@@ -188,6 +188,31 @@ impl<'a> Program<'a> {
             .collect()
     }
 
+    /// Public static methods of `class` that return a `class`: (name,
+    /// descriptor), in class-file order.
+    pub fn static_factories(&self, class: &str) -> Vec<(String, String)> {
+        let Some(file) = self.classes.get(class) else {
+            return Vec::new();
+        };
+        if !file.access_flags.is_public() {
+            return Vec::new();
+        }
+        let returns = format!(")L{class};");
+        file.methods
+            .iter()
+            .filter(|m| m.access_flags.is_public() && m.access_flags.is_static())
+            .filter(|m| !m.access_flags.contains(AccessFlags::SYNTHETIC))
+            .filter_map(|m| {
+                let name = m.name(file).ok()?.into_owned();
+                let descriptor = m.descriptor(file).ok()?.into_owned();
+                // An enum's valueOf is a factory in form only.
+                let is_enum_lookup =
+                    name == "valueOf" && file.access_flags.contains(AccessFlags::ENUM);
+                (descriptor.ends_with(&returns) && !is_enum_lookup).then_some((name, descriptor))
+            })
+            .collect()
+    }
+
     /// An enum's constants in declaration order.
     pub fn enum_constants(&self, class: &str) -> Vec<String> {
         let Some(file) = self.classes.get(class) else {
