@@ -108,7 +108,12 @@ fn main() {
         usize::MAX,
     );
     let jar = PathBuf::from("/usr/share/java/commons-codec.jar");
-    let classes = testgen_testkit::installed_jar_classes("/usr/share/java/commons-codec.jar");
+    // Jar entries are `org/.../Name.class`; versioned copies are left out.
+    let classes = testgen_testkit::installed_jar_classes("/usr/share/java/commons-codec.jar")
+        .into_iter()
+        .filter(|(entry, _)| !entry.starts_with("META-INF/"))
+        .map(|(entry, bytes)| (entry.trim_end_matches(".class").to_string(), bytes))
+        .collect();
     let codec = support::Fixture::new(classes, vec![jar], "org/apache/commons/codec/");
     // A sample of commons-codec's methods with tighter limits, so that the
     // benchmark ends in a few minutes.
