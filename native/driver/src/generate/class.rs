@@ -276,6 +276,17 @@ pub fn generate_class(
             |outcome| covered_ids(program, outcome, &class.internal, &ids),
             &mut result.runs,
         )?;
+        let coverage: BTreeSet<u32> = coverage
+            .union(&covered_ids(program, &first, &class.internal, &ids))
+            .copied()
+            .collect();
+        // Shrinking can make two tests the same (both reduced to the call
+        // that throws); one of them is enough.
+        if let Some(same) = tests.iter().position(|test: &TestCase| test.plan == plan) {
+            let merged: &mut BTreeSet<u32> = &mut kept_coverage[same];
+            merged.extend(coverage);
+            continue;
+        }
         let second = executor.run(&plan)?;
         result.runs += 1;
         tests.push(TestCase {
