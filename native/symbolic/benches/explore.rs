@@ -1,15 +1,13 @@
 //! Exploration figures (a benchmark prints, it asserts nothing): paths per
 //! second, the solver's share of the time and how often a run took the
-//! path the solver predicted, on fixtures/explore and on commons-codec
-//! (Debian's jar).
+//! path the solver predicted, on fixtures/explore.
 //!
 //! `cargo bench -p testgen_symbolic --bench explore`
 
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use testgen_classfile::AccessFlags;
 use testgen_symbolic::explore::{explore, ExploreOptions};
@@ -107,27 +105,9 @@ fn main() {
         ExploreOptions::default(),
         usize::MAX,
     );
-    let jar = PathBuf::from("/usr/share/java/commons-codec.jar");
-    // Jar entries are `org/.../Name.class`; versioned copies are left out.
-    let classes = testgen_testkit::installed_jar_classes("/usr/share/java/commons-codec.jar")
-        .into_iter()
-        .filter(|(entry, _)| !entry.starts_with("META-INF/"))
-        .map(|(entry, bytes)| (entry.trim_end_matches(".class").to_string(), bytes))
-        .collect();
-    let codec = support::Fixture::new(classes, vec![jar], "org/apache/commons/codec/");
-    // A sample of commons-codec's methods with tighter limits, so that the
-    // benchmark ends in a few minutes. Further into the jar, classes such
-    // as digest.PureJavaCrc32 make the explorer exhaust memory (a known
-    // defect), so the sample stops before them.
-    let options = ExploreOptions {
-        max_runs: 40,
-        budget: Duration::from_secs(5),
-        ..ExploreOptions::default()
-    };
-    corpus(
-        "commons-codec (first 150 public methods)",
-        &codec,
-        options,
-        150,
-    );
+    // commons-codec is left out until a known defect is fixed: on some of
+    // its classes (digest.PureJavaCrc32 among them) the explorer's memory
+    // grows without bound and the time budget is overshot, so a run over
+    // its first 150 public methods was killed for memory once and did not
+    // end within 15 minutes another time.
 }
