@@ -431,7 +431,7 @@ impl<'p, 'a> Replay<'p, 'a> {
             .instructions()
             .map(|i| i.map(|i| (i.offset, i)))
             .collect::<Result<BTreeMap<_, _>, _>>()
-            .map_err(|e| Stop::Mismatch(e.to_string()))?;
+            .map_err(class_error)?;
         let mut locals = vec![None; usize::from(code.max_locals)];
         let mut slot = 0;
         for value in values {
@@ -550,7 +550,7 @@ impl<'p, 'a> Replay<'p, 'a> {
                         let text = class
                             .constant_pool
                             .utf8(*string_index)
-                            .map_err(|e| Stop::Mismatch(e.to_string()))?;
+                            .map_err(class_error)?;
                         let units: Vec<u16> = text.encode_utf16().collect();
                         self.fresh(HeapObject::Str {
                             chars: string_literal(&units),
@@ -698,12 +698,7 @@ impl<'p, 'a> Replay<'p, 'a> {
                 let Operands::Constant(index) = instruction.operands else {
                     return Err(unsupported());
                 };
-                let class = frame
-                    .class
-                    .constant_pool
-                    .class_name(index)
-                    .map_err(|e| Stop::Mismatch(e.to_string()))?
-                    .into_owned();
+                let class = class_operand(frame.class, index)?;
                 let object = if class == "java/lang/StringBuilder" {
                     HeapObject::Builder {
                         chars: string_literal(&[]),
@@ -1079,10 +1074,9 @@ impl<'p, 'a> Replay<'p, 'a> {
             .class
             .constant_pool
             .member_ref(index)
-            .map_err(|e| Stop::Mismatch(e.to_string()))?;
+            .map_err(class_error)?;
         let key = MethodKey::new(&member.class, &member.name, &member.descriptor);
-        let descriptor = MethodDescriptor::parse(&member.descriptor)
-            .map_err(|e| Stop::Mismatch(e.to_string()))?;
+        let descriptor = MethodDescriptor::parse(&member.descriptor).map_err(class_error)?;
         let mut args = Vec::new();
         for _ in &descriptor.parameters {
             args.push(pop(frame)?);
@@ -1273,13 +1267,12 @@ impl<'p, 'a> Replay<'p, 'a> {
                 let (name, descriptor) = class
                     .constant_pool
                     .name_and_type(*name_and_type_index)
-                    .map_err(|e| Stop::Mismatch(e.to_string()))?;
+                    .map_err(class_error)?;
                 (*bootstrap_method_attr_index, name, descriptor)
             }
             _ => return mismatch("invokedynamic without a call site"),
         };
-        let parsed =
-            MethodDescriptor::parse(&descriptor).map_err(|e| Stop::Mismatch(e.to_string()))?;
+        let parsed = MethodDescriptor::parse(&descriptor).map_err(class_error)?;
         let mut args = Vec::new();
         for _ in &parsed.parameters {
             args.push(pop(frame)?);
@@ -1324,8 +1317,8 @@ impl<'p, 'a> Replay<'p, 'a> {
             .class
             .constant_pool
             .member_ref(index)
-            .map_err(|e| Stop::Mismatch(e.to_string()))?;
-        let ty = FieldType::parse(&member.descriptor).map_err(|e| Stop::Mismatch(e.to_string()))?;
+            .map_err(class_error)?;
+        let ty = FieldType::parse(&member.descriptor).map_err(class_error)?;
         let key = (member.class.to_string(), member.name.to_string());
         // Class initialisation may run here; its events are not the path's.
         self.peek();
@@ -1419,11 +1412,7 @@ impl<'p, 'a> Replay<'p, 'a> {
         let class = match instruction.operands {
             Operands::NewArray(code) => format!("[{}", array_type_char(code)),
             Operands::Constant(index) => {
-                let element = frame
-                    .class
-                    .constant_pool
-                    .class_name(index)
-                    .map_err(|e| Stop::Mismatch(e.to_string()))?;
+                let element = class_operand(frame.class, index)?;
                 if element.starts_with('[') {
                     format!("[{element}")
                 } else {
@@ -1475,12 +1464,7 @@ impl<'p, 'a> Replay<'p, 'a> {
             return mismatch("multianewarray without a type");
         };
         let frame = frames.last_mut().expect("a frame");
-        let class = frame
-            .class
-            .constant_pool
-            .class_name(index)
-            .map_err(|e| Stop::Mismatch(e.to_string()))?
-            .into_owned();
+        let class = class_operand(frame.class, index)?;
         let mut lengths = Vec::new();
         for _ in 0..dimensions {
             lengths.push(pop(frame)?);
@@ -1659,12 +1643,7 @@ impl<'p, 'a> Replay<'p, 'a> {
             return mismatch("a type check without a type");
         };
         let frame = frames.last_mut().expect("a frame");
-        let of = frame
-            .class
-            .constant_pool
-            .class_name(index)
-            .map_err(|e| Stop::Mismatch(e.to_string()))?
-            .into_owned();
+        let of = class_operand(frame.class, index)?;
         let value = pop(frame)?;
         let is_instance = self.instance_of(&value, &of);
         if instruction.opcode == opcode::INSTANCEOF {
@@ -1717,6 +1696,21 @@ impl<'p, 'a> Replay<'p, 'a> {
 }
 
 // ----- small helpers --------------------------------------------------------
+
+/// A malformed class (a bad constant-pool entry or descriptor) stops the
+/// replay; the verifier would have rejected it.
+fn class_error(error: impl std::fmt::Display) -> Stop {
+    Stop::Mismatch(error.to_string())
+}
+
+/// The class an instruction's constant-pool operand names.
+fn class_operand(class: &ClassFile<'_>, index: u16) -> Flow<String> {
+    class
+        .constant_pool
+        .class_name(index)
+        .map(|name| name.into_owned())
+        .map_err(class_error)
+}
 
 fn pop(frame: &mut Frame<'_, '_>) -> Flow<Sym> {
     frame
