@@ -428,6 +428,20 @@ impl SpecBuilder<'_, '_> {
         choices
     }
 
+    /// The inputs of a call's parameters, named `<prefix>.a<i>`; `None` for
+    /// a malformed descriptor.
+    fn argument_specs(&self, prefix: &str, descriptor: &str, depth: u32) -> Option<Vec<Spec>> {
+        let parsed = MethodDescriptor::parse(descriptor).ok()?;
+        Some(
+            parsed
+                .parameters
+                .iter()
+                .enumerate()
+                .map(|(i, p)| self.spec(&format!("{prefix}.a{i}"), p, depth))
+                .collect(),
+        )
+    }
+
     /// One choice per (class, public constructor) that builds a `class`.
     fn object_choices(&self, var: &str, class: &str, depth: u32) -> Vec<Choice> {
         if depth > self.bounds.max_object_depth {
@@ -439,16 +453,10 @@ impl SpecBuilder<'_, '_> {
                 continue;
             };
             for descriptor in public_constructors(file) {
-                let Ok(parsed) = MethodDescriptor::parse(&descriptor) else {
+                let prefix = format!("{var}.c{}", choices.len());
+                let Some(args) = self.argument_specs(&prefix, &descriptor, depth + 1) else {
                     continue;
                 };
-                let index = choices.len();
-                let args = parsed
-                    .parameters
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| self.spec(&format!("{var}.c{index}.a{i}"), p, depth + 1))
-                    .collect();
                 choices.push(Choice::New {
                     class: implementation.clone(),
                     descriptor,
@@ -459,16 +467,10 @@ impl SpecBuilder<'_, '_> {
         // Static factories of the type itself (`Money.of(...)`), for classes
         // built that way rather than with `new`.
         for (name, descriptor) in self.program.static_factories(class) {
-            let Ok(parsed) = MethodDescriptor::parse(&descriptor) else {
+            let prefix = format!("{var}.c{}", choices.len());
+            let Some(args) = self.argument_specs(&prefix, &descriptor, depth + 1) else {
                 continue;
             };
-            let index = choices.len();
-            let args = parsed
-                .parameters
-                .iter()
-                .enumerate()
-                .map(|(i, p)| self.spec(&format!("{var}.c{index}.a{i}"), p, depth + 1))
-                .collect();
             choices.push(Choice::Factory {
                 class: class.to_string(),
                 name,
