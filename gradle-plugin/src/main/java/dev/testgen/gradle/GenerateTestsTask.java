@@ -10,9 +10,14 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+
+import dev.testgen.common.BinaryLocator;
+import dev.testgen.common.JUnitDetector;
 
 import org.gradle.api.DefaultTask;
 import org.gradle.api.GradleException;
@@ -48,25 +53,23 @@ import org.gradle.api.tasks.TaskAction;
  */
 @CacheableTask
 public class GenerateTestsTask extends DefaultTask {
-    /** The name of the project property that names the binary ({@code -Ptestgen.executable=}). */
-    public static final String EXECUTABLE_PROPERTY = "testgen.executable";
-    /** The environment variable that names the binary when nothing else does. */
-    public static final String EXECUTABLE_ENV = "TESTGEN";
-
     private final File projectDir;
-    private final Object executableProperty;
+    /** The {@code testgen.*} project properties ({@code -Ptestgen.junit=4}, gradle.properties). */
+    private final Map<String, Object> properties = new HashMap<String, Object>();
     private TestgenExtension defaults = new TestgenExtension();
 
     private FileCollection classesDirs;
     private FileCollection classpath;
+    private FileCollection testClasspath;
     private Object outputDir;
     private Object reportDir;
     private Object cacheDir;
 
-    private Object executable;
+    private Object binary;
     private Object javaExecutable;
     private Integer junit;
     private Integer budgetSeconds;
+    private Integer maxRuns;
     private List<String> includes;
     private List<String> excludes;
     private String mode;
@@ -76,8 +79,18 @@ public class GenerateTestsTask extends DefaultTask {
     public GenerateTestsTask() {
         // Read at configuration time, so the task action never needs the Project.
         projectDir = getProject().getProjectDir();
-        executableProperty = getProject().findProperty(EXECUTABLE_PROPERTY);
+        for (String name : PROPERTY_NAMES) {
+            Object value = getProject().findProperty("testgen." + name);
+            if (value != null) {
+                properties.put(name, value);
+            }
+        }
     }
+
+    /** Options that can also be given as {@code -Ptestgen.NAME=VALUE}. */
+    private static final String[] PROPERTY_NAMES = {
+        "binary", "junit", "budgetSeconds", "maxRuns", "mode", "seed", "jobs",
+    };
 
     /** Where unset options come from; the plugin passes the project's extension. */
     void setDefaults(TestgenExtension defaults) {
@@ -110,36 +123,57 @@ public class GenerateTestsTask extends DefaultTask {
 
     /**
      * The testgen binary that will run, found when the task runs: the task's or extension's
-     * {@code executable}, else {@code -Ptestgen.executable}, else {@code $TESTGEN}, else
-     * {@code testgen} on the {@code PATH}. Its content is an input: a new testgen re-runs the
-     * task, a different location of the same binary does not.
+     * {@code binary}, else {@code -Ptestgen.binary}, else {@code $TESTGEN_BINARY}, else
+     * {@code testgen} on the {@code PATH} (see {@link BinaryLocator}). Its content is an input:
+     * a new testgen re-runs the task, a different location of the same binary does not.
      */
     @InputFile
     @PathSensitive(PathSensitivity.NONE)
-    public File getResolvedExecutable() {
-        Object configured = executable != null ? executable : defaults.getExecutable();
-        if (configured != null) {
-            return existing(resolve(configured), "testgen { executable }");
+    public File getResolvedBinary() {
+        Object configured = binary != null ? binary : defaults.getBinary();
+        BinaryLocator locator = new BinaryLocator(projectDir)
+                .setting("testgen { binary } or " + getName() + " { binary } in the build script",
+                        configured == null ? null : resolve(configured))
+                .setting("project property " + BinaryLocator.PROPERTY + " (-P" + BinaryLocator.PROPERTY + "=...)",
+                        properties.get("binary"))
+                .setting("environment variable " + BinaryLocator.ENV, System.getenv(BinaryLocator.ENV));
+        try {
+            return locator.locate(System.getenv("PATH"), new BinaryLocator.ReleasedBinary() {
+                @Override
+                public File resolve(String group, String artifact, String version, String classifier,
+                        String extension) {
+                    return releasedBinary(group, artifact, version, classifier, extension);
+                }
+            }, pluginVersion(), "Fix: pass -P" + BinaryLocator.PROPERTY + "=/path/to/testgen, set testgen { binary = "
+                    + "'/path/to/testgen' }, export " + BinaryLocator.ENV + "=/path/to/testgen, or put testgen on "
+                    + "the PATH (build it with: cargo build --release -p testgen_cli).");
+        } catch (BinaryLocator.NotFoundException e) {
+            // A GradleException's message is what Gradle shows under "What went wrong".
+            throw new GradleException(e.getMessage());
         }
-        if (executableProperty != null) {
-            return existing(resolve(executableProperty), "-P" + EXECUTABLE_PROPERTY);
-        }
-        String env = System.getenv(EXECUTABLE_ENV);
-        if (env != null && !env.isEmpty()) {
-            return existing(resolve(env), "$" + EXECUTABLE_ENV);
-        }
-        File onPath = onPath(isWindows() ? "testgen.exe" : "testgen");
-        if (onPath == null) {
-            throw new GradleException("testgen: cannot find the testgen binary. Set testgen { executable = '...' }, "
-                    + "pass -P" + EXECUTABLE_PROPERTY + "=PATH, set $" + EXECUTABLE_ENV
-                    + ", or put testgen on the PATH.");
-        }
-        return onPath;
     }
 
-    /** Sets the testgen binary for this task (a path or File); see {@link #getResolvedExecutable()}. */
-    public void setExecutable(Object executable) {
-        this.executable = executable;
+    /**
+     * Where a release would resolve the binary published for this platform, the way the protobuf
+     * plugin resolves protoc: a detached configuration with the dependency
+     * {@code group:artifact:version:classifier@extension}, resolved from the build's repositories
+     * (needs the Project, so it would be created at configuration time). No release publishes the
+     * binary yet, so there is nothing to resolve.
+     */
+    private File releasedBinary(String group, String artifact, String version, String classifier,
+            String extension) {
+        return null;
+    }
+
+    /** The plugin's version from its jar's manifest; the released binary has the same one. */
+    private static String pluginVersion() {
+        String version = GenerateTestsTask.class.getPackage().getImplementationVersion();
+        return version != null ? version : "unknown";
+    }
+
+    /** Sets the testgen binary for this task (a path or File); see {@link #getResolvedBinary()}. */
+    public void setBinary(Object binary) {
+        this.binary = binary;
     }
 
     /** The {@code java} that runs the code under test ({@code --java}); default: Gradle's JVM. */
@@ -178,23 +212,65 @@ public class GenerateTestsTask extends DefaultTask {
         return version == null ? null : version.replace("\"", "");
     }
 
+    /**
+     * JUnit version of the generated tests ({@code --junit}): the task's or extension's
+     * {@code junit}, else {@code -Ptestgen.junit}, else detected from the test compile classpath
+     * (Jupiter's API there: 5, else JUnit 4's: 4).
+     */
     @Input
     public int getJunit() {
-        return junit != null ? junit : defaults.getJunit();
+        Integer configured = junit != null ? junit : defaults.getJunit();
+        if (configured == null) {
+            configured = intProperty("junit");
+        }
+        if (configured != null) {
+            return configured;
+        }
+        JUnitDetector.Result detected = JUnitDetector.detect(testClasspath.getFiles());
+        if (detected.version == 0) {
+            getLogger().warn("testgen: neither JUnit 5 (org.junit.jupiter.api) nor JUnit 4 (org.junit.Test) is on "
+                    + "the test compile classpath of {}; generating JUnit 5 tests", getPath());
+            return 5;
+        }
+        getLogger().info("testgen: JUnit {} (found in {})", detected.version, detected.evidence);
+        return detected.version;
     }
 
-    public void setJunit(int junit) {
+    public void setJunit(Integer junit) {
         this.junit = junit;
+    }
+
+    /** Where the JUnit version is detected from when it is not set: the test compile classpath. */
+    @Internal("Only the detected version matters, and that is getJunit()")
+    public FileCollection getTestClasspath() {
+        return testClasspath;
+    }
+
+    public void setTestClasspath(FileCollection testClasspath) {
+        this.testClasspath = testClasspath;
     }
 
     @Input
     @Optional
     public Integer getBudgetSeconds() {
-        return budgetSeconds != null ? budgetSeconds : defaults.getBudgetSeconds();
+        Integer configured = budgetSeconds != null ? budgetSeconds : defaults.getBudgetSeconds();
+        return configured != null ? configured : intProperty("budgetSeconds");
     }
 
     public void setBudgetSeconds(Integer budgetSeconds) {
         this.budgetSeconds = budgetSeconds;
+    }
+
+    /** Runs of one method at most while exploring ({@code --max-runs}); unset: testgen's default. */
+    @Input
+    @Optional
+    public Integer getMaxRuns() {
+        Integer configured = maxRuns != null ? maxRuns : defaults.getMaxRuns();
+        return configured != null ? configured : intProperty("maxRuns");
+    }
+
+    public void setMaxRuns(Integer maxRuns) {
+        this.maxRuns = maxRuns;
     }
 
     @Input
@@ -217,7 +293,11 @@ public class GenerateTestsTask extends DefaultTask {
 
     @Input
     public String getMode() {
-        return mode != null ? mode : defaults.getMode();
+        String configured = mode != null ? mode : defaults.getMode();
+        if (configured == null && properties.containsKey("mode")) {
+            configured = properties.get("mode").toString();
+        }
+        return configured != null ? configured : "incremental";
     }
 
     public void setMode(String mode) {
@@ -227,7 +307,11 @@ public class GenerateTestsTask extends DefaultTask {
     @Input
     @Optional
     public Long getSeed() {
-        return seed != null ? seed : defaults.getSeed();
+        Long configured = seed != null ? seed : defaults.getSeed();
+        if (configured == null && properties.containsKey("seed")) {
+            configured = Long.valueOf(number("seed"));
+        }
+        return configured;
     }
 
     public void setSeed(Long seed) {
@@ -237,7 +321,8 @@ public class GenerateTestsTask extends DefaultTask {
     /** Worker count: testgen's output does not depend on it, so it is not an input. */
     @Internal("testgen's output is the same for any number of workers")
     public Integer getJobs() {
-        return jobs != null ? jobs : defaults.getJobs();
+        Integer configured = jobs != null ? jobs : defaults.getJobs();
+        return configured != null ? configured : intProperty("jobs");
     }
 
     public void setJobs(Integer jobs) {
@@ -266,7 +351,10 @@ public class GenerateTestsTask extends DefaultTask {
         this.reportDir = reportDir;
     }
 
-    /** testgen's per-class cache ({@code --cache}); local to this machine. */
+    /**
+     * testgen's per-class cache ({@code --cache}); local to this machine. The plugin sets the
+     * extension's {@code cacheDir}, else {@code build/generated-tests/testgen/testgen-cache}.
+     */
     @LocalState
     public File getCacheDir() {
         return resolve(cacheDir);
@@ -282,7 +370,7 @@ public class GenerateTestsTask extends DefaultTask {
     @Internal
     public List<String> getCommandLine() {
         List<String> command = new ArrayList<String>();
-        command.add(getResolvedExecutable().getAbsolutePath());
+        command.add(getResolvedBinary().getAbsolutePath());
         command.add("generate");
         for (File classes : classesDirs.getFiles()) {
             if (classes.exists()) {
@@ -316,6 +404,10 @@ public class GenerateTestsTask extends DefaultTask {
         if (getBudgetSeconds() != null) {
             command.add("--budget");
             command.add(String.valueOf(getBudgetSeconds()));
+        }
+        if (getMaxRuns() != null) {
+            command.add("--max-runs");
+            command.add(String.valueOf(getMaxRuns()));
         }
         for (String include : getIncludes()) {
             command.add("--include");
@@ -421,28 +513,18 @@ public class GenerateTestsTask extends DefaultTask {
         return file.isAbsolute() ? file : new File(projectDir, file.getPath());
     }
 
-    private static File existing(File file, String source) {
-        if (!file.isFile()) {
-            throw new GradleException("testgen: the binary named by " + source + " does not exist: " + file);
-        }
-        return file;
+    private Integer intProperty(String name) {
+        return properties.containsKey(name) ? Integer.valueOf((int) number(name)) : null;
     }
 
-    private static File onPath(String name) {
-        String path = System.getenv("PATH");
-        if (path == null) {
-            return null;
+    /** A numeric {@code -Ptestgen.NAME}; a value that is not a number fails the build, naming it. */
+    private long number(String name) {
+        String value = properties.get(name).toString().trim();
+        try {
+            return Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw new GradleException("testgen: -Ptestgen." + name + "=" + value + " is not a number");
         }
-        for (String dir : path.split(java.util.regex.Pattern.quote(File.pathSeparator))) {
-            if (dir.isEmpty()) {
-                continue;
-            }
-            File candidate = new File(dir, name);
-            if (candidate.isFile() && candidate.canExecute()) {
-                return candidate;
-            }
-        }
-        return null;
     }
 
     private static boolean isWindows() {

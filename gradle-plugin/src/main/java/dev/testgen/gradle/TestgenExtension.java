@@ -11,36 +11,62 @@ import java.util.List;
  * and on Gradle 7 and 8; the task reads these values only when it runs.
  */
 public class TestgenExtension {
-    private Object executable;
-    private int junit = 5;
+    private Object binary;
+    private Integer junit;
     private Integer budgetSeconds;
+    private Integer maxRuns;
     private List<String> includes = new ArrayList<String>();
     private List<String> excludes = new ArrayList<String>();
-    private String mode = "incremental";
+    private String mode;
     private Long seed;
     private Integer jobs;
     private Object javaExecutable;
+    private Object cacheDir;
 
     /**
      * The testgen binary (a path, relative to the project directory, or a File). When unset:
-     * the project property {@code testgen.executable}, then the environment variable
-     * {@code TESTGEN}, then {@code testgen} on the {@code PATH}.
+     * the project property {@code testgen.binary}, then the environment variable
+     * {@code TESTGEN_BINARY}, then {@code testgen} on the {@code PATH}.
      */
-    public Object getExecutable() {
-        return executable;
+    public Object getBinary() {
+        return binary;
     }
 
-    public void setExecutable(Object executable) {
-        this.executable = executable;
+    public void setBinary(Object binary) {
+        this.binary = binary;
     }
 
-    /** JUnit generation, 5 or 4 ({@code --junit}); default 5. testgen rejects anything else. */
-    public int getJunit() {
+    /**
+     * JUnit generation, 5 or 4 ({@code --junit}); testgen rejects anything else. Unset: detected
+     * from the test compile classpath (Jupiter's API: 5, else JUnit 4: 4).
+     */
+    public Integer getJunit() {
         return junit;
     }
 
-    public void setJunit(int junit) {
+    public void setJunit(Integer junit) {
         this.junit = junit;
+    }
+
+    /** Runs of one method at most while exploring ({@code --max-runs}); unset: testgen's default. */
+    public Integer getMaxRuns() {
+        return maxRuns;
+    }
+
+    public void setMaxRuns(Integer maxRuns) {
+        this.maxRuns = maxRuns;
+    }
+
+    /**
+     * testgen's per-class cache ({@code --cache}); unset:
+     * {@code build/generated-tests/testgen/testgen-cache}. Keep it between CI runs.
+     */
+    public Object getCacheDir() {
+        return cacheDir;
+    }
+
+    public void setCacheDir(Object cacheDir) {
+        this.cacheDir = cacheDir;
     }
 
     /** Time budget per class in seconds ({@code --budget}); unset: testgen's default. */
@@ -78,7 +104,7 @@ public class TestgenExtension {
         excludes.addAll(Arrays.asList(patterns));
     }
 
-    /** {@code incremental} (default: only changed classes) or {@code full} ({@code --mode}). */
+    /** {@code incremental} (only changed classes) or {@code full} ({@code --mode}); unset: incremental. */
     public String getMode() {
         return mode;
     }

@@ -35,10 +35,10 @@ public class TestgenPlugin implements Plugin<Project> {
         });
     }
 
-    private static void configure(final Project project, TestgenExtension extension) {
+    private static void configure(final Project project, final TestgenExtension extension) {
         SourceSetContainer sourceSets = sourceSets(project);
         final SourceSet main = sourceSets.getByName(SourceSet.MAIN_SOURCE_SET_NAME);
-        SourceSet test = sourceSets.getByName(SourceSet.TEST_SOURCE_SET_NAME);
+        final SourceSet test = sourceSets.getByName(SourceSet.TEST_SOURCE_SET_NAME);
 
         final GenerateTestsTask task = project.getTasks().create(TASK_NAME, GenerateTestsTask.class);
         task.setGroup("verification");
@@ -58,9 +58,22 @@ public class TestgenPlugin implements Plugin<Project> {
                 return main.getRuntimeClasspath().minus(main.getOutput().getClassesDirs());
             }
         }));
+        // The JUnit flavour is detected from what the tests compile against.
+        task.setTestClasspath(project.files(new Callable<FileCollection>() {
+            @Override
+            public FileCollection call() {
+                return test.getCompileClasspath();
+            }
+        }));
         task.setOutputDir(buildPath(project, "generated-tests/testgen/java"));
         task.setReportDir(buildPath(project, "reports/testgen"));
-        task.setCacheDir(buildPath(project, "generated-tests/testgen/testgen-cache"));
+        final Provider<Directory> defaultCache = buildPath(project, "generated-tests/testgen/testgen-cache");
+        task.setCacheDir(new Callable<Object>() {
+            @Override
+            public Object call() {
+                return extension.getCacheDir() != null ? extension.getCacheDir() : defaultCache;
+            }
+        });
 
         test.getJava().srcDir(new Callable<File>() {
             @Override

@@ -13,9 +13,12 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.regex.Pattern;
+
+import dev.testgen.common.BinaryLocator;
+import dev.testgen.common.JUnitDetector;
 
 import org.apache.maven.artifact.DependencyResolutionRequiredException;
+import org.apache.maven.execution.MavenSession;
 import org.apache.maven.plugin.AbstractMojo;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
@@ -32,27 +35,29 @@ import org.apache.maven.project.MavenProject;
  * surefire runs them.
  *
  * <p>Maven has no up-to-date check of its own; testgen's incremental mode and its per-class cache
- * (in {@link #cacheDirectory}) make a run over unchanged classes cheap.
+ * (in {@link #cacheDir}) make a run over unchanged classes cheap.
  */
 @Mojo(name = "generate", defaultPhase = LifecyclePhase.GENERATE_TEST_SOURCES,
         requiresDependencyResolution = ResolutionScope.TEST, threadSafe = true)
 public class GenerateMojo extends AbstractMojo {
-    /** The environment variable that names the binary when nothing else does. */
-    static final String EXECUTABLE_ENV = "TESTGEN";
-
     @Parameter(defaultValue = "${project}", readonly = true, required = true)
     private MavenProject project;
+
+    @Parameter(defaultValue = "${session}", readonly = true, required = true)
+    private MavenSession session;
 
     /** Skips the goal. */
     @Parameter(property = "testgen.skip", defaultValue = "false")
     private boolean skip;
 
     /**
-     * The testgen binary. Unset: the environment variable {@code TESTGEN}, then {@code testgen}
-     * on the {@code PATH}.
+     * The testgen binary. Unset: the property {@code testgen.binary} ({@code -D}, then the POM's
+     * {@code <properties>}), then the environment variable {@code TESTGEN_BINARY}, then
+     * {@code testgen} on the {@code PATH}. Deliberately not bound to the property, so that the
+     * error message can say which of them named a missing file.
      */
-    @Parameter(property = "testgen.executable")
-    private File executable;
+    @Parameter
+    private File binary;
 
     /** The compiled classes to test ({@code --classes}). */
     @Parameter(property = "testgen.classesDirectory", defaultValue = "${project.build.outputDirectory}",
@@ -69,22 +74,29 @@ public class GenerateMojo extends AbstractMojo {
             required = true)
     private File reportDirectory;
 
-    /** testgen's per-class cache ({@code --cache}). */
-    @Parameter(property = "testgen.cacheDirectory", defaultValue = "${project.build.directory}/testgen-cache",
+    /** testgen's per-class cache ({@code --cache}); keep it between CI runs. */
+    @Parameter(property = "testgen.cacheDir", defaultValue = "${project.build.directory}/testgen-cache",
             required = true)
-    private File cacheDirectory;
+    private File cacheDir;
 
     /** The {@code java} that runs the code under test ({@code --java}); unset: Maven's JVM. */
     @Parameter(property = "testgen.javaExecutable")
     private File javaExecutable;
 
-    /** JUnit generation, 5 or 4 ({@code --junit}); testgen rejects anything else. */
-    @Parameter(property = "testgen.junit", defaultValue = "5")
-    private int junit;
+    /**
+     * JUnit generation, 5 or 4 ({@code --junit}); testgen rejects anything else. Unset: detected
+     * from the module's test classpath (Jupiter's API there: 5, else JUnit 4: 4).
+     */
+    @Parameter(property = "testgen.junit")
+    private Integer junit;
 
     /** Time budget per class in seconds ({@code --budget}); unset: testgen's default. */
     @Parameter(property = "testgen.budgetSeconds")
     private Integer budgetSeconds;
+
+    /** Runs of one method at most while exploring ({@code --max-runs}); unset: testgen's default. */
+    @Parameter(property = "testgen.maxRuns")
+    private Integer maxRuns;
 
     /** Class name patterns to test ({@code --include}, repeated); empty: every class. */
     @Parameter
@@ -118,19 +130,19 @@ public class GenerateMojo extends AbstractMojo {
             getLog().info("testgen: no classes in " + classesDirectory + ", nothing to do");
             return;
         }
-        for (File dir : new File[] {outputDirectory, reportDirectory, cacheDirectory}) {
+        for (File dir : new File[] {outputDirectory, reportDirectory, cacheDir}) {
             if (!dir.isDirectory() && !dir.mkdirs()) {
                 throw new MojoExecutionException("testgen: cannot create the directory " + dir);
             }
         }
-        List<String> command = commandLine(resolveExecutable(), classpath());
+        List<String> command = commandLine(resolveBinary(), classpath(), junitVersion());
         getLog().debug("testgen: running " + command);
         run(command);
     }
 
-    private List<String> commandLine(File binary, List<String> classpath) {
+    private List<String> commandLine(File testgen, List<String> classpath, int junitVersion) {
         List<String> command = new ArrayList<String>();
-        command.add(binary.getAbsolutePath());
+        command.add(testgen.getAbsolutePath());
         command.add("generate");
         command.add("--classes");
         command.add(classesDirectory.getAbsolutePath());
@@ -141,16 +153,20 @@ public class GenerateMojo extends AbstractMojo {
         command.add("--out");
         command.add(outputDirectory.getAbsolutePath());
         command.add("--cache");
-        command.add(cacheDirectory.getAbsolutePath());
+        command.add(cacheDir.getAbsolutePath());
         command.add("--report");
         command.add(reportDirectory.getAbsolutePath());
         command.add("--java");
         command.add(java().getAbsolutePath());
         command.add("--junit");
-        command.add(String.valueOf(junit));
+        command.add(String.valueOf(junitVersion));
         if (budgetSeconds != null) {
             command.add("--budget");
             command.add(String.valueOf(budgetSeconds));
+        }
+        if (maxRuns != null) {
+            command.add("--max-runs");
+            command.add(String.valueOf(maxRuns));
         }
         for (String include : includes) {
             command.add("--include");
@@ -197,26 +213,71 @@ public class GenerateMojo extends AbstractMojo {
         return classpath;
     }
 
-    private File resolveExecutable() throws MojoExecutionException {
-        if (executable != null) {
-            return existing(executable, "<executable> / -Dtestgen.executable");
-        }
-        String env = System.getenv(EXECUTABLE_ENV);
-        if (env != null && !env.isEmpty()) {
-            return existing(new File(env), "$" + EXECUTABLE_ENV);
-        }
-        String path = System.getenv("PATH");
-        if (path != null) {
-            String name = isWindows() ? "testgen.exe" : "testgen";
-            for (String dir : path.split(Pattern.quote(File.pathSeparator))) {
-                File candidate = new File(dir, name);
-                if (!dir.isEmpty() && candidate.isFile() && candidate.canExecute()) {
-                    return candidate;
+    /** See {@link BinaryLocator}: {@code <binary>}, {@code testgen.binary}, {@code $TESTGEN_BINARY}, PATH. */
+    private File resolveBinary() throws MojoExecutionException {
+        String property = BinaryLocator.PROPERTY;
+        BinaryLocator locator = new BinaryLocator(project.getBasedir())
+                .setting("<binary> in the plugin's <configuration>", binary)
+                .setting("user property " + property + " (-D" + property + "=...)",
+                        session.getUserProperties().getProperty(property))
+                .setting("property " + property + " in the POM's <properties>",
+                        project.getProperties().getProperty(property))
+                .setting("Java system property " + property, System.getProperty(property))
+                .setting("environment variable " + BinaryLocator.ENV, System.getenv(BinaryLocator.ENV));
+        try {
+            return locator.locate(System.getenv("PATH"), new BinaryLocator.ReleasedBinary() {
+                @Override
+                public File resolve(String group, String artifact, String version, String classifier,
+                        String extension) {
+                    return releasedBinary(group, artifact, version, classifier, extension);
                 }
-            }
+            }, pluginVersion(), "Fix: pass -D" + property + "=/path/to/testgen, configure <binary>, export "
+                    + BinaryLocator.ENV + "=/path/to/testgen, or put testgen on the PATH "
+                    + "(build it with: cargo build --release -p testgen_cli).");
+        } catch (BinaryLocator.NotFoundException e) {
+            throw new MojoExecutionException(e.getMessage());
         }
-        throw new MojoExecutionException("testgen: cannot find the testgen binary. Configure <executable>, "
-                + "pass -Dtestgen.executable=PATH, set $" + EXECUTABLE_ENV + ", or put testgen on the PATH.");
+    }
+
+    /**
+     * Where a release would resolve the binary published for this platform, the way
+     * protoc-jar-maven-plugin and os-maven-plugin users resolve protoc: the artifact
+     * {@code group:artifact:extension:classifier:version} through Maven's {@code RepositorySystem}
+     * from the project's remote repositories (an injected component). No release publishes the
+     * binary yet, so there is nothing to resolve.
+     */
+    private File releasedBinary(String group, String artifact, String version, String classifier,
+            String extension) {
+        return null;
+    }
+
+    /** The plugin's own version; the released binary has the same one. */
+    private String pluginVersion() {
+        String version = GenerateMojo.class.getPackage().getImplementationVersion();
+        return version != null ? version : "unknown";
+    }
+
+    /** The configured JUnit version, else the one found on the module's test classpath. */
+    private int junitVersion() throws MojoExecutionException {
+        if (junit != null) {
+            return junit;
+        }
+        List<File> testClasspath = new ArrayList<File>();
+        try {
+            for (String entry : project.getTestClasspathElements()) {
+                testClasspath.add(new File(entry));
+            }
+        } catch (DependencyResolutionRequiredException e) {
+            throw new MojoExecutionException("testgen: the module's test dependencies are not resolved", e);
+        }
+        JUnitDetector.Result detected = JUnitDetector.detect(testClasspath);
+        if (detected.version == 0) {
+            getLog().warn("testgen: neither JUnit 5 (org.junit.jupiter.api) nor JUnit 4 (org.junit.Test) is a "
+                    + "test dependency of " + project.getArtifactId() + "; generating JUnit 5 tests");
+            return 5;
+        }
+        getLog().info("testgen: JUnit " + detected.version + " (found in " + detected.evidence.getName() + ")");
+        return detected.version;
     }
 
     private File java() {
@@ -283,13 +344,6 @@ public class GenerateMojo extends AbstractMojo {
         thread.setDaemon(true);
         thread.start();
         return thread;
-    }
-
-    private static File existing(File file, String source) throws MojoExecutionException {
-        if (!file.isFile()) {
-            throw new MojoExecutionException("testgen: the binary named by " + source + " does not exist: " + file);
-        }
-        return file;
     }
 
     private static String join(List<String> entries) {
