@@ -614,15 +614,9 @@ fn declare(spec: &Spec, bounds: &InputBounds, out: &mut String) {
                             q(".elems"),
                             prim_sort(*element).1
                         ));
-                        if let Some((low, high)) = narrow_range(*element) {
-                            // Every element the array can hold is in range.
-                            out.push_str(&format!(
-                                "(assert (forall ((i (_ BitVec 32))) (and (bvsle #x{:08x} (select {e} i)) (bvsle (select {e} i) #x{:08x}))))\n",
-                                low as u32,
-                                high as u32,
-                                e = q(".elems")
-                            ));
-                        }
+                        // No range constraint on narrow elements (a quantifier
+                        // makes z3's models costly to evaluate): the machine
+                        // narrows every element it loads, as the realiser does.
                     }
                     Choice::RefArray { elements, .. } => {
                         out.push_str(&format!("(declare-const {} (_ BitVec 32))\n", q(".len")));
@@ -715,16 +709,6 @@ fn float_literal(bits: u64, exponent: u32, significand: u32) -> String {
         binary(biased, exponent),
         binary(mantissa, fraction)
     )
-}
-
-fn narrow_range(base: BaseType) -> Option<(i64, i64)> {
-    match base {
-        BaseType::Boolean => Some((0, 1)),
-        BaseType::Char => Some((0, 0xffff)),
-        BaseType::Byte => Some((-128, 127)),
-        BaseType::Short => Some((-32768, 32767)),
-        _ => None,
-    }
 }
 
 /// A symbol as SMT-LIB writes it (names with dots are quoted by z3 too).

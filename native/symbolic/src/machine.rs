@@ -1551,12 +1551,13 @@ impl<'p, 'a> Replay<'p, 'a> {
         let value = match &self.heap[id] {
             HeapObject::Array {
                 elements: Elements::Symbolic(cells),
+                class,
                 ..
             } => {
                 let cell = cells.select(&index);
                 match (cell.as_bv(), cell.as_float()) {
                     (Some(bv), _) if op == opcode::LALOAD => Sym::Prim(Primitive::Long(bv)),
-                    (Some(bv), _) => Sym::Prim(Primitive::Int(bv)),
+                    (Some(bv), _) => Sym::Prim(Primitive::Int(narrow_element(class, &bv))),
                     (_, Some(f)) if op == opcode::FALOAD => Sym::Prim(Primitive::Float(f)),
                     (_, Some(f)) => Sym::Prim(Primitive::Double(f)),
                     _ => unknown_element(op),
@@ -1933,5 +1934,22 @@ fn concat_recipe(class: &ClassFile<'_>, bootstrap: u16) -> Option<Vec<u16>> {
             Some(text.encode_utf16().collect())
         }
         _ => None,
+    }
+}
+
+/// An element of a `byte`, `char`, `short` or `boolean` array as the JVM
+/// loads it. Input arrays hold unconstrained 32-bit cells (the realiser keeps
+/// the low bits of whatever the solver picks, and a `true` for any non-zero
+/// value), so the load narrows the same way; for stored values it changes
+/// nothing, since stores narrow already.
+fn narrow_element(class: &str, cell: &BV) -> BV {
+    match class {
+        "[B" => cell.extract(7, 0).sign_ext(24),
+        "[S" => cell.extract(15, 0).sign_ext(16),
+        "[C" => cell.extract(15, 0).zero_ext(16),
+        "[Z" => cell
+            .eq(BV::from_i64(0, 32))
+            .ite(&BV::from_i64(0, 32), &BV::from_i64(1, 32)),
+        _ => cell.clone(),
     }
 }
