@@ -14,43 +14,28 @@
 #   MAX_RUNS     --max-runs (default 40)     BUDGET  --budget seconds per class (default 60)
 #   JOBS         --jobs (default 2)          SEED    --seed (default 0)
 #   CORPUS_DIR   where everything goes (default target/corpus/<jar name>/)
-#   CORPUS_CLASSPATH  --classpath for jars not in the table in deps_for below
+#   CORPUS_CLASSPATH  --classpath for jars not in the table in deps_for (corpus-lib.sh)
 #   EXTRA_GENERATE_OPTS  more `testgen generate` options, word-split (e.g. --exclude GLOB)
+#   MEM_CAP_MIB  testgen is killed above this resident memory (default: half the RAM)
+# The steps themselves are in scripts/corpus-lib.sh, shared with scripts/bench.sh.
 #
 # Exit status: non-zero when a generated test does not compile or fails (or
 # testgen, javac or the JUnit launcher could not be run at all).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-JAVA_LIB=/usr/share/java
-if [ -z "${TESTGEN:-}" ]; then
-  if [ -n "${CARGO_TARGET_DIR:-}" ] && [ -x "$CARGO_TARGET_DIR/release/testgen" ]; then
-    TESTGEN=$CARGO_TARGET_DIR/release/testgen
-  else
-    TESTGEN=$ROOT/target/release/testgen
-  fi
-fi
+# shellcheck source=scripts/corpus-lib.sh
+. "$ROOT/scripts/corpus-lib.sh"
+TESTGEN=$(default_testgen)
 MAX_RUNS=${MAX_RUNS:-40}
 BUDGET=${BUDGET:-60}
 JOBS=${JOBS:-2}
 SEED=${SEED:-0}
 CORPUS_DIR=${CORPUS_DIR:-$ROOT/target/corpus}
-# The same JUnit 5 and JaCoCo jars as `make demo`.
-JUNIT=$JAVA_LIB/junit-jupiter-api.jar:$JAVA_LIB/apiguardian-api.jar:$JAVA_LIB/opentest4j.jar:$JAVA_LIB/junit-platform-commons.jar
-JACOCO=$JAVA_LIB/org.jacoco.core.jar:$JAVA_LIB/asm.jar:$JAVA_LIB/asm-commons.jar:$JAVA_LIB/asm-tree.jar
-COVERAGE_TOOL=$ROOT/fixtures/demo/tools/Coverage.java
 
 if [ $# -eq 0 ]; then
   set -- $JAVA_LIB/commons-cli.jar $JAVA_LIB/commons-codec.jar $JAVA_LIB/commons-csv.jar
 fi
-
-# The runtime classpath of each jar (its Debian dependencies).
-deps_for() {
-  case "$(basename "$(readlink -f "$1")")" in
-    commons-cli-*.jar | commons-codec-*.jar | commons-csv-*.jar) echo "" ;;
-    *) echo "${CORPUS_CLASSPATH:-}" ;;
-  esac
-}
 
 # min/median/max of the numbers on stdin (one a line); "-" when there are none.
 min_median_max() {
@@ -107,8 +92,8 @@ for jar in "$@"; do
   echo "== testgen generate --classes $jar --classpath '$deps' --out $dir/generated-tests --report $dir/report ${opts[*]}"
   echo "   ($TESTGEN, $("$TESTGEN" --version 2>/dev/null || echo '?'); log: $dir/generate.log)"
   t0=$(date +%s)
-  "$TESTGEN" generate --classes "$jar" --classpath "$deps" --out "$dir/generated-tests" \
-    --report "$dir/report" "${opts[@]}" >"$dir/generate.log" 2>&1
+  run_generate "$TESTGEN" "$dir/rusage.txt" "$dir/generate.log" --classes "$jar" --classpath "$deps" \
+    --out "$dir/generated-tests" --report "$dir/report" "${opts[@]}"
   gen_rc=$?
   t1=$(date +%s)
   tail -n 1 "$dir/generate.log"
@@ -120,15 +105,8 @@ for jar in "$@"; do
     continue
   fi
 
-  mapfile -t files < <(find "$dir/generated-tests" -name '*.java' | sort)
-  test_classes=${#files[@]}
-  test_methods=0
-  : >"$dir/tests-per-class.txt"
-  for f in "${files[@]}"; do
-    n=$(grep -cE '^[[:space:]]*@Test\b' "$f")
-    test_methods=$((test_methods + n))
-    echo "$n ${f#$dir/generated-tests/}" >>"$dir/tests-per-class.txt"
-  done
+  count_tests "$dir"
+  files=("${test_files[@]}")
   per_class=$(cut -d' ' -f1 "$dir/tests-per-class.txt" | min_median_max)
   echo "generated: $test_classes test classes, $test_methods test methods; tests per test class (min/median/max): $per_class"
   # Tests whose body is, line for line, that of an earlier test in the same class.
@@ -143,23 +121,7 @@ for jar in "$@"; do
     echo "duplicate tests (same body as an earlier test of the same class): $dups$( [ "$dups" -gt 0 ] && echo "; most: $(head -n 3 "$dir/duplicate-tests.txt" | tr '\n' ';' | sed 's/;$//; s/;/, /g')")"
   fi
 
-  # javac: all files at once; when that fails, file by file so that one bad
-  # file neither hides the others' errors nor keeps the rest from running.
-  cp_compile=$jar${deps:+:$deps}:$JUNIT
-  compile_errors=0
-  bad_files=()
-  if [ "$test_classes" -gt 0 ]; then
-    if ! javac -nowarn -encoding UTF-8 -d "$dir/test-classes" -cp "$cp_compile" "${files[@]}" >"$dir/javac.log" 2>&1; then
-      rm -rf "$dir/test-classes" && mkdir -p "$dir/test-classes"
-      : >"$dir/javac.log"
-      for f in "${files[@]}"; do
-        if ! javac -nowarn -encoding UTF-8 -d "$dir/test-classes" -cp "$cp_compile" "$f" >>"$dir/javac.log" 2>&1; then
-          bad_files+=("${f#$dir/generated-tests/}")
-        fi
-      done
-      compile_errors=$(grep -cE '\.java:[0-9]+: error:' "$dir/javac.log")
-    fi
-  fi
+  compile_tests "$dir" "$jar${deps:+:$deps}"
   if [ ${#bad_files[@]} -gt 0 ]; then
     echo "COMPILE ERRORS: $compile_errors errors in ${#bad_files[@]} files (these are left out of the run; $dir/javac.log):"
     grep -E '\.java:[0-9]+: error:' "$dir/javac.log" | sed "s#^$dir/generated-tests/#  #" | head -n 40
@@ -169,38 +131,21 @@ for jar in "$@"; do
   fi
 
   # JUnit 5 under JaCoCo.
-  (cd "$dir/jacoco" && jar xf $JAVA_LIB/org.jacoco.agent.jar jacocoagent.jar)
   tests_found=0 tests_ok=0 tests_failed=0 tests_aborted=0 tests_skipped=0 junit_rc=0
   if [ "$test_classes" -gt 0 ]; then
-    t2=$(date +%s)
-    java -javaagent:"$dir/jacoco/jacocoagent.jar"=destfile="$dir/jacoco/jacoco.exec" \
-      -jar $JAVA_LIB/junit-platform-console-standalone.jar \
-      -cp "$dir/test-classes:$jar${deps:+:$deps}" --scan-classpath "$dir/test-classes" \
-      --disable-banner --details=summary --details-theme=ascii \
-      --reports-dir "$dir/junit-reports" >"$dir/junit.log" 2>&1
-    junit_rc=$?
-    t3=$(date +%s)
-    count() { sed -nE "s/^\[ *([0-9]+) tests $1 *\]$/\1/p" "$dir/junit.log" | head -n 1; }
-    tests_found=$(count found); tests_ok=$(count successful); tests_failed=$(count failed)
-    tests_aborted=$(count aborted); tests_skipped=$(count skipped)
-    echo "junit: exit $junit_rc, $((t3 - t2)) s: found=${tests_found:-?} successful=${tests_ok:-?} failed=${tests_failed:-?} aborted=${tests_aborted:-?} skipped=${tests_skipped:-?} (log: $dir/junit.log)"
+    run_junit "$dir" "$jar${deps:+:$deps}"
+    echo "junit: exit $junit_rc, $junit_seconds s: found=${tests_found:-?} successful=${tests_ok:-?} failed=${tests_failed:-?} aborted=${tests_aborted:-?} skipped=${tests_skipped:-?} (log: $dir/junit.log)"
     if [ "${tests_failed:-1}" != 0 ] || [ "${tests_aborted:-1}" != 0 ] || [ "$junit_rc" != 0 ]; then
       overall=1
       echo "FAILURES (test, then the first lines of its exception; full traces in $dir/junit.log):"
-      # The summary's failure list: "JUnit Jupiter:<Class>:<method>" then "=> <exception>".
-      awk '/^Failures \(/ { on = 1; next } on && /JUnit Jupiter:/ { print "  " $0; n = 0; next }
-           on && /=>/ { print "    " $0; n = 1; next } on && n > 0 && n < 3 && /^ +(Caused by|=>)/ { print "    " $0; n++ }' \
-        "$dir/junit.log" | sed 's/^ *\(JUnit Jupiter\)/  \1/' | head -n 80
+      print_junit_failures "$dir"
     fi
     if [ -n "$tests_found" ] && [ "$tests_found" != "$test_methods" ]; then
       echo "note: JUnit found $tests_found tests, the sources have $test_methods @Test methods"
     fi
   fi
 
-  cov_total="TOTAL lines -/- branches -/-"
-  if [ -f "$dir/jacoco/jacoco.exec" ]; then
-    java -cp "$JACOCO" "$COVERAGE_TOOL" "$dir/jacoco/jacoco.exec" "$jar" >"$dir/coverage.txt" 2>"$dir/coverage.err"
-    cov_total=$(grep '^TOTAL ' "$dir/coverage.txt" || echo "TOTAL (Coverage failed: $(head -c 300 "$dir/coverage.err"))")
+  if measure_coverage "$dir" "$jar"; then
     echo "jacoco over $(basename "$jar")'s classes: ${cov_total#TOTAL } (per class: $dir/coverage.txt)"
   fi
 
