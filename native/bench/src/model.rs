@@ -1,0 +1,284 @@
+//! What `bench.json` holds. A figure that could not be measured (say, an
+//! older testgen whose report has no effort figures) is `null`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Bench {
+    /// `work` (the working tree) or `base` (the commit compared against).
+    pub label: String,
+    pub commit: String,
+    /// Whether the tree had uncommitted changes when it was built.
+    pub dirty: bool,
+    /// `testgen --version` of the binary measured.
+    pub testgen: String,
+    pub machine: Machine,
+    /// seed, max_runs, budget, jobs, quick, ...
+    pub options: BTreeMap<String, String>,
+    pub started: String,
+    /// The whole benchmark (both sides in comparison mode), build included.
+    pub bench_seconds: Option<u64>,
+    /// No generated test failed or failed to compile, and every testgen run
+    /// ended normally.
+    pub ok: bool,
+    pub problems: Vec<String>,
+    pub corpora: Vec<Corpus>,
+    pub total: Figures,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Machine {
+    pub cores: u32,
+    pub memory_mib: u64,
+    pub jdk: String,
+    pub kernel: String,
+    /// `/proc/loadavg`'s first three fields when the run started.
+    pub load_average: String,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Corpus {
+    pub name: String,
+    pub input: String,
+    /// What was changed before the `changed` re-run.
+    pub changed: String,
+    /// Extra `testgen generate` options of this corpus (e.g. --include).
+    pub options: String,
+    #[serde(flatten)]
+    pub figures: Figures,
+    pub classes: Vec<ClassRow>,
+}
+
+/// The figures of one corpus, or of all of them added up.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Figures {
+    /// Classes in testgen's report (public classes of the input).
+    pub classes: u64,
+    /// `@Test` methods written by the full run.
+    pub tests: u64,
+    /// Of those, failed or aborted under JUnit 5 (must be 0).
+    pub failing: u64,
+    pub compile_errors: u64,
+    /// JaCoCo over every class of the input, public or not.
+    pub lines_covered: Option<u64>,
+    pub lines: Option<u64>,
+    pub branches_covered: Option<u64>,
+    pub branches: Option<u64>,
+    pub line_coverage: Option<f64>,
+    pub branch_coverage: Option<f64>,
+    /// `testgen generate`, full run: wall time, and CPU time (user + system)
+    /// of its whole process tree (executor JVMs, javac and the JUnit
+    /// validation runs included).
+    pub wall_seconds: Option<f64>,
+    pub cpu_seconds: Option<f64>,
+    /// Peak resident memory of testgen itself (VmHWM) and of the largest
+    /// executor JVM (sampled after each class), from testgen's report.
+    pub testgen_peak_rss_mib: Option<f64>,
+    pub executor_peak_rss_mib: Option<f64>,
+    /// The largest single process of the tree (`/usr/bin/time`'s %M).
+    pub tree_max_rss_mib: Option<f64>,
+    /// Seconds per class (testgen's per-class `seconds`).
+    pub class_seconds_median: Option<f64>,
+    pub class_seconds_p90: Option<f64>,
+    /// Added up over classes: worker-seconds, not wall time.
+    pub class_seconds: Option<f64>,
+    pub paths: Option<u64>,
+    /// Plans run on the executor JVMs (exploring and measuring).
+    pub runs: Option<u64>,
+    pub solver_seconds: Option<f64>,
+    pub explore_seconds: Option<f64>,
+    /// paths / explore_seconds (per worker-second of exploring).
+    pub paths_per_second: Option<f64>,
+    /// solver_seconds / class_seconds.
+    pub solver_share: Option<f64>,
+    /// runs / class_seconds (per worker-second).
+    pub plans_per_second: Option<f64>,
+    /// Re-run with nothing changed, and after one class changed.
+    pub unchanged: Option<Rerun>,
+    pub changed: Option<Rerun>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Rerun {
+    /// Wall time of the re-run, and its ratio to the full run's.
+    pub seconds: Option<f64>,
+    pub ratio: Option<f64>,
+    pub cpu_seconds: Option<f64>,
+    /// Classes per status in the re-run's report (zeros left out).
+    pub statuses: BTreeMap<String, u64>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ClassRow {
+    pub class: String,
+    pub status: String,
+    pub tests: u64,
+    pub failing: u64,
+    /// JaCoCo (null when JaCoCo has no such class).
+    pub lines_covered: Option<u64>,
+    pub lines: Option<u64>,
+    pub branches_covered: Option<u64>,
+    pub branches: Option<u64>,
+    /// Generation time of the class.
+    pub seconds: Option<f64>,
+    pub paths: Option<u64>,
+    pub runs: Option<u64>,
+    pub solver_seconds: Option<f64>,
+    /// testgen's own probe counts of branch outcomes.
+    pub testgen_branches: Option<u64>,
+    pub testgen_branches_covered: Option<u64>,
+}
+
+fn div(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+        _ => None,
+    }
+}
+
+/// Sum of the values, or None when any is missing.
+fn sum<T: std::iter::Sum<T>>(values: impl Iterator<Item = Option<T>>) -> Option<T> {
+    values
+        .collect::<Option<Vec<T>>>()
+        .map(|v| v.into_iter().sum())
+}
+
+fn max(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
+    values.flatten().reduce(f64::max)
+}
+
+impl Figures {
+    /// Fills the ratios from the counts.
+    pub fn derive(&mut self) {
+        let f = |v: Option<u64>| v.map(|v| v as f64);
+        self.line_coverage = div(f(self.lines_covered), f(self.lines));
+        self.branch_coverage = div(f(self.branches_covered), f(self.branches));
+        self.paths_per_second = div(f(self.paths), self.explore_seconds);
+        self.solver_share = div(self.solver_seconds, self.class_seconds);
+        self.plans_per_second = div(f(self.runs), self.class_seconds);
+    }
+
+    /// All corpora together: counts and times added up, memory the largest,
+    /// percentiles over every class.
+    pub fn total(corpora: &[Corpus]) -> Figures {
+        let figs = || corpora.iter().map(|c| &c.figures);
+        let seconds: Vec<f64> = corpora
+            .iter()
+            .flat_map(|c| c.classes.iter().filter_map(|r| r.seconds))
+            .collect();
+        let (median, p90) = crate::collect::median_p90(&seconds);
+        let rerun = |pick: fn(&Figures) -> &Option<Rerun>| -> Option<Rerun> {
+            let runs: Option<Vec<&Rerun>> = figs().map(|f| pick(f).as_ref()).collect();
+            let runs = runs?;
+            let seconds = sum(runs.iter().map(|r| r.seconds));
+            let mut statuses = BTreeMap::new();
+            for r in &runs {
+                for (k, v) in &r.statuses {
+                    *statuses.entry(k.clone()).or_default() += v;
+                }
+            }
+            Some(Rerun {
+                seconds,
+                ratio: div(seconds, sum(figs().map(|f| f.wall_seconds))),
+                cpu_seconds: sum(runs.iter().map(|r| r.cpu_seconds)),
+                statuses,
+            })
+        };
+        let mut total = Figures {
+            classes: figs().map(|f| f.classes).sum(),
+            tests: figs().map(|f| f.tests).sum(),
+            failing: figs().map(|f| f.failing).sum(),
+            compile_errors: figs().map(|f| f.compile_errors).sum(),
+            lines_covered: sum(figs().map(|f| f.lines_covered)),
+            lines: sum(figs().map(|f| f.lines)),
+            branches_covered: sum(figs().map(|f| f.branches_covered)),
+            branches: sum(figs().map(|f| f.branches)),
+            wall_seconds: sum(figs().map(|f| f.wall_seconds)),
+            cpu_seconds: sum(figs().map(|f| f.cpu_seconds)),
+            testgen_peak_rss_mib: max(figs().map(|f| f.testgen_peak_rss_mib)),
+            executor_peak_rss_mib: max(figs().map(|f| f.executor_peak_rss_mib)),
+            tree_max_rss_mib: max(figs().map(|f| f.tree_max_rss_mib)),
+            class_seconds_median: median,
+            class_seconds_p90: p90,
+            class_seconds: sum(figs().map(|f| f.class_seconds)),
+            paths: sum(figs().map(|f| f.paths)),
+            runs: sum(figs().map(|f| f.runs)),
+            solver_seconds: sum(figs().map(|f| f.solver_seconds)),
+            explore_seconds: sum(figs().map(|f| f.explore_seconds)),
+            unchanged: rerun(|f| &f.unchanged),
+            changed: rerun(|f| &f.changed),
+            ..Figures::default()
+        };
+        if corpora.is_empty() {
+            total.unchanged = None;
+            total.changed = None;
+        }
+        total.derive();
+        total
+    }
+
+    /// The figures every table and the comparison print, in order: name,
+    /// value, and how to show it.
+    pub fn named(&self) -> Vec<(&'static str, Option<f64>, Unit)> {
+        let f = |v: Option<u64>| v.map(|v| v as f64);
+        let rerun = |r: &Option<Rerun>| r.as_ref().and_then(|r| r.seconds);
+        vec![
+            ("classes", Some(self.classes as f64), Unit::Count),
+            ("tests kept", Some(self.tests as f64), Unit::Count),
+            ("tests failing", Some(self.failing as f64), Unit::Count),
+            (
+                "compile errors",
+                Some(self.compile_errors as f64),
+                Unit::Count,
+            ),
+            ("line coverage", self.line_coverage, Unit::Percent),
+            ("branch coverage", self.branch_coverage, Unit::Percent),
+            ("lines covered", f(self.lines_covered), Unit::Count),
+            ("branches covered", f(self.branches_covered), Unit::Count),
+            ("generate wall s", self.wall_seconds, Unit::Seconds),
+            ("generate CPU s", self.cpu_seconds, Unit::Seconds),
+            ("testgen peak RSS MiB", self.testgen_peak_rss_mib, Unit::Mib),
+            (
+                "executor peak RSS MiB",
+                self.executor_peak_rss_mib,
+                Unit::Mib,
+            ),
+            ("s/class median", self.class_seconds_median, Unit::Seconds),
+            ("s/class p90", self.class_seconds_p90, Unit::Seconds),
+            ("paths", f(self.paths), Unit::Count),
+            ("paths/s", self.paths_per_second, Unit::Rate),
+            ("solver share", self.solver_share, Unit::Percent),
+            ("plans", f(self.runs), Unit::Count),
+            ("plans/s", self.plans_per_second, Unit::Rate),
+            ("unchanged re-run s", rerun(&self.unchanged), Unit::Seconds),
+            ("changed re-run s", rerun(&self.changed), Unit::Seconds),
+        ]
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Unit {
+    Count,
+    Percent,
+    Seconds,
+    Mib,
+    Rate,
+}
+
+impl Unit {
+    pub fn show(self, value: Option<f64>) -> String {
+        let Some(v) = value else {
+            return "-".into();
+        };
+        match self {
+            Unit::Count => format!("{v:.0}"),
+            Unit::Percent => format!("{:.1}%", 100.0 * v),
+            Unit::Seconds if v < 10.0 => format!("{v:.2}"),
+            Unit::Seconds => format!("{v:.1}"),
+            Unit::Mib => format!("{v:.0}"),
+            Unit::Rate => format!("{v:.1}"),
+        }
+    }
+}

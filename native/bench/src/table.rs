@@ -1,0 +1,335 @@
+//! The text tables `testgen-bench` prints.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use crate::model::{Bench, Figures, Rerun, Unit};
+
+/// Columns padded to their widest cell; the first left-aligned, the rest
+/// right-aligned.
+pub fn grid(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (i, cell) in row.iter().enumerate() {
+            if i < widths.len() {
+                widths[i] = widths[i].max(cell.chars().count());
+            }
+        }
+    }
+    let mut out = String::new();
+    let header: Vec<String> = headers.iter().map(|h| h.to_string()).collect();
+    for row in std::iter::once(&header).chain(rows) {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            let width = widths.get(i).copied().unwrap_or(0);
+            if i == 0 {
+                let _ = write!(line, "{cell:<width$}");
+            } else {
+                let _ = write!(line, "  {cell:>width$}");
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn covered(covered: Option<u64>, total: Option<u64>) -> String {
+    match (covered, total) {
+        (Some(c), Some(0)) => format!("{c}/0"),
+        (Some(c), Some(t)) => format!("{c}/{t} {:.1}%", 100.0 * c as f64 / t as f64),
+        _ => "-".into(),
+    }
+}
+
+fn statuses(statuses: &BTreeMap<String, u64>) -> String {
+    if statuses.is_empty() {
+        return "-".into();
+    }
+    statuses
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn rerun_cells(rerun: &Option<Rerun>) -> [String; 3] {
+    match rerun {
+        None => ["-".into(), "-".into(), "-".into()],
+        Some(r) => [
+            Unit::Seconds.show(r.seconds),
+            r.ratio.map_or("-".into(), |x| format!("{x:.2}")),
+            statuses(&r.statuses),
+        ],
+    }
+}
+
+/// Every corpus's figures, then TOTAL.
+fn rows(bench: &Bench) -> Vec<(&str, &Figures)> {
+    bench
+        .corpora
+        .iter()
+        .map(|c| (c.name.as_str(), &c.figures))
+        .chain(std::iter::once(("TOTAL", &bench.total)))
+        .collect()
+}
+
+pub fn header(bench: &Bench) -> String {
+    let m = &bench.machine;
+    let options: Vec<String> = bench
+        .options
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    format!(
+        "testgen bench ({}): commit {}{}, {}{}\nmachine: {} cores, {} MiB, {}, {}, load average at start {}\noptions: {}\n",
+        bench.label,
+        bench.commit,
+        if bench.dirty { " + uncommitted changes" } else { "" },
+        bench.testgen,
+        bench
+            .bench_seconds
+            .map_or(String::new(), |s| format!(", {s} s in all")),
+        m.cores,
+        m.memory_mib,
+        m.jdk,
+        m.kernel,
+        m.load_average,
+        options.join(" ")
+    )
+}
+
+/// Per class: status, tests, failing, JaCoCo lines and branches, seconds.
+pub fn classes(bench: &Bench) -> String {
+    let mut rows = Vec::new();
+    for corpus in &bench.corpora {
+        for c in &corpus.classes {
+            rows.push(vec![
+                format!("{} {}", corpus.name, c.class),
+                c.status.clone(),
+                c.tests.to_string(),
+                c.failing.to_string(),
+                covered(c.lines_covered, c.lines),
+                covered(c.branches_covered, c.branches),
+                Unit::Seconds.show(c.seconds),
+            ]);
+        }
+    }
+    grid(
+        &[
+            "corpus class",
+            "status",
+            "tests",
+            "failing",
+            "JaCoCo lines",
+            "JaCoCo branches",
+            "generate s",
+        ],
+        &rows,
+    )
+}
+
+pub fn coverage(bench: &Bench) -> String {
+    let rows: Vec<Vec<String>> = rows(bench)
+        .into_iter()
+        .map(|(name, f)| {
+            vec![
+                name.to_string(),
+                f.classes.to_string(),
+                f.tests.to_string(),
+                f.failing.to_string(),
+                f.compile_errors.to_string(),
+                covered(f.lines_covered, f.lines),
+                covered(f.branches_covered, f.branches),
+            ]
+        })
+        .collect();
+    grid(
+        &[
+            "corpus",
+            "classes",
+            "tests kept",
+            "failing",
+            "javac errors",
+            "JaCoCo lines",
+            "JaCoCo branches",
+        ],
+        &rows,
+    )
+}
+
+pub fn speed(bench: &Bench) -> String {
+    let rows: Vec<Vec<String>> = rows(bench)
+        .into_iter()
+        .map(|(name, f)| {
+            vec![
+                name.to_string(),
+                Unit::Seconds.show(f.wall_seconds),
+                Unit::Seconds.show(f.cpu_seconds),
+                Unit::Mib.show(f.testgen_peak_rss_mib),
+                Unit::Mib.show(f.executor_peak_rss_mib),
+                Unit::Seconds.show(f.class_seconds_median),
+                Unit::Seconds.show(f.class_seconds_p90),
+                Unit::Rate.show(f.paths_per_second),
+                Unit::Percent.show(f.solver_share),
+                Unit::Rate.show(f.plans_per_second),
+            ]
+        })
+        .collect();
+    grid(
+        &[
+            "corpus",
+            "wall s",
+            "CPU s",
+            "testgen MiB",
+            "executor MiB",
+            "s/class median",
+            "p90",
+            "paths/s",
+            "solver",
+            "plans/s",
+        ],
+        &rows,
+    )
+}
+
+pub fn incremental(bench: &Bench) -> String {
+    let rows: Vec<Vec<String>> = rows(bench)
+        .into_iter()
+        .map(|(name, f)| {
+            let mut row = vec![name.to_string(), Unit::Seconds.show(f.wall_seconds)];
+            row.extend(rerun_cells(&f.unchanged));
+            row.extend(rerun_cells(&f.changed));
+            row
+        })
+        .collect();
+    let mut out = grid(
+        &[
+            "corpus",
+            "full s",
+            "unchanged s",
+            "ratio",
+            "statuses",
+            "1 changed s",
+            "ratio",
+            "statuses",
+        ],
+        &rows,
+    );
+    for corpus in &bench.corpora {
+        if !corpus.changed.is_empty() {
+            let _ = writeln!(out, "changed in {}: {}", corpus.name, corpus.changed);
+        }
+    }
+    out
+}
+
+pub const LEGEND: &str = "\
+wall s, CPU s: `testgen generate`, full run from an empty cache; CPU is user + system of its
+  whole process tree (executor JVMs, javac and the JUnit validation runs included).
+testgen MiB: testgen's own peak RSS (VmHWM); executor MiB: the largest executor JVM's
+  (sampled after each class).
+s/class: testgen's seconds per class; paths/s: paths explored per second of exploring;
+  solver: solver seconds / class seconds; plans/s: executor plans per class second.
+  Class seconds are worker-seconds: with --jobs 2 they add up to about twice the wall time.
+tests kept: @Test methods written; failing: failed or aborted under JUnit 5.
+JaCoCo: by the full run's tests, over every class of the input, public or not (with
+  --include, over the selected classes only).
+unchanged s: the same input again, same --cache and --out; 1 changed s: the same after the
+  change named above; ratio: to the full run's wall time.
+";
+
+/// The whole report: header, per-class rows, then the three per-corpus tables.
+pub fn report(bench: &Bench) -> String {
+    let mut out = header(bench);
+    let _ = write!(
+        out,
+        "\n== per class\n{}\n== tests and coverage\n{}\n== speed and memory\n{}\n== incremental\n{}\n{}",
+        classes(bench),
+        coverage(bench),
+        speed(bench),
+        incremental(bench),
+        LEGEND
+    );
+    if bench.problems.is_empty() {
+        out.push_str("\nOK: every generated test compiles and passes\n");
+    } else {
+        out.push_str("\nNOT OK:\n");
+        for p in &bench.problems {
+            let _ = writeln!(out, "  {p}");
+        }
+    }
+    out
+}
+
+/// Each figure of `base` and `work` side by side, with work/base.
+pub fn compare(base: &Bench, work: &Bench) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "base: {}", header(base).lines().next().unwrap_or(""));
+    let _ = writeln!(out, "work: {}", header(work).lines().next().unwrap_or(""));
+    let base_rows = rows(base);
+    for (name, w) in rows(work) {
+        let Some((_, b)) = base_rows.iter().find(|(n, _)| *n == name) else {
+            continue;
+        };
+        let lines: Vec<Vec<String>> = b
+            .named()
+            .into_iter()
+            .zip(w.named())
+            .map(|((figure, bv, unit), (_, wv, _))| {
+                let ratio = match (bv, wv) {
+                    (Some(b), Some(w)) if b != 0.0 => format!("{:.2}", w / b),
+                    (Some(b), Some(w)) if b == w => "1.00".into(),
+                    _ => "-".into(),
+                };
+                vec![figure.to_string(), unit.show(bv), unit.show(wv), ratio]
+            })
+            .collect();
+        let _ = write!(
+            out,
+            "\n== {name}\n{}",
+            grid(&["figure", "base", "work", "work/base"], &lines)
+        );
+    }
+    for (label, bench) in [("base", base), ("work", work)] {
+        for p in &bench.problems {
+            let _ = writeln!(out, "{label}: NOT OK: {p}");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_aligns_columns() {
+        let text = grid(
+            &["a", "bb"],
+            &[
+                vec!["long name".into(), "1".into()],
+                vec!["x".into(), "22".into()],
+            ],
+        );
+        assert_eq!(text, "a          bb\nlong name   1\nx          22\n");
+    }
+
+    #[test]
+    fn compare_prints_ratios() {
+        let mut base = Bench::default();
+        base.total.tests = 10;
+        base.total.wall_seconds = Some(100.0);
+        let mut work = base.clone();
+        work.total.tests = 12;
+        work.total.wall_seconds = Some(50.0);
+        let text = compare(&base, &work);
+        assert!(text.contains("tests kept"), "{text}");
+        assert!(text
+            .lines()
+            .any(|l| l.starts_with("tests kept") && l.ends_with("1.20")));
+        assert!(text
+            .lines()
+            .any(|l| l.starts_with("generate wall s") && l.ends_with("0.50")));
+    }
+}
