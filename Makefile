@@ -4,7 +4,7 @@
 CARGO ?= cargo
 RELEASE_BIN := target/release/testgen
 
-.PHONY: setup build demo test lint bench
+.PHONY: setup build demo test lint bench bench-quick bench-micro
 
 setup:
 	@bash scripts/setup.sh
@@ -13,7 +13,9 @@ build: setup
 	$(CARGO) build --release --locked -p testgen_cli
 
 # Generates tests for the sample project fixtures/demo, then compiles and runs
-# them with JUnit 5 and prints their JaCoCo line and branch coverage.
+# them with JUnit 5 and prints their JaCoCo line and branch coverage; then
+# builds the Maven plugin and runs `mvn test` on a copy of the Maven sample
+# fixtures/plugin-projects/maven-multi (scripts/maven-demo.sh).
 JAVA_LIB := /usr/share/java
 DEMO := target/demo
 DEMO_JUNIT := $(JAVA_LIB)/junit-jupiter-api.jar:$(JAVA_LIB)/apiguardian-api.jar:$(JAVA_LIB)/opentest4j.jar:$(JAVA_LIB)/junit-platform-commons.jar
@@ -35,6 +37,8 @@ demo: build
 	  --scan-classpath $(DEMO)/test-classes --disable-banner --details=summary --fail-if-no-tests
 	@echo "== JaCoCo coverage of fixtures/demo by the generated tests"
 	@java -cp $(DEMO_JACOCO) fixtures/demo/tools/Coverage.java $(DEMO)/jacoco/jacoco.exec $(DEMO)/classes
+	@echo "== A Maven multi-module project: from no generated tests to generated, passing ones"
+	@bash scripts/maven-demo.sh $(RELEASE_BIN) $(DEMO)/maven
 
 lint: setup
 	$(CARGO) fmt --all -- --check
@@ -44,8 +48,25 @@ lint: setup
 test: lint
 	$(CARGO) test --locked --workspace -- --show-output
 
-# Benchmarks print figures; they assert nothing about speed.
+# The benchmark (scripts/bench.sh): builds in release mode, runs testgen with
+# a fixed seed and limits on the fixtures and on every public class of Debian's
+# commons-cli, commons-codec and commons-csv, compiles and runs the generated
+# tests with JUnit 5 under JaCoCo, re-runs testgen unchanged and after one
+# class changed, and prints coverage, time, memory and incremental figures
+# (JSON: target/bench/bench.json). Fails when a generated test fails or does
+# not compile; asserts nothing about speed. About 20 minutes on 2 cores;
+# bench-quick: a few classes, about 2 minutes. BASE=<commit> builds that
+# commit too and runs both alternately, side by side. BENCH_OPTS: more
+# options (scripts/bench.sh --help).
 bench: setup
+	bash scripts/bench.sh $(if $(BASE),--base $(BASE)) $(BENCH_OPTS)
+
+bench-quick: setup
+	bash scripts/bench.sh --quick $(if $(BASE),--base $(BASE)) $(BENCH_OPTS)
+
+# Micro-benchmarks (cargo bench): scan, instrumentation, executor plans and
+# symbolic exploration throughput; figures only.
+bench-micro: setup
 	$(CARGO) bench --locked -p testgen_driver --bench scan
 	$(CARGO) bench --locked -p testgen_probes --bench instrument
 	$(CARGO) bench --locked -p testgen_exec --bench plans
