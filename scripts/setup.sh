@@ -7,6 +7,7 @@ set -euo pipefail
 # What each package is for is in ARCHITECTURE.md ("Toolchain and setup").
 packages=(
   make pkg-config
+  time  # /usr/bin/time: CPU time and peak memory in `make bench`
   openjdk-17-jdk-headless maven gradle
   libz3-dev
   junit4 libhamcrest-java junit5
