@@ -353,7 +353,7 @@ public class GenerateTestsTask extends DefaultTask {
 
     /**
      * testgen's per-class cache ({@code --cache}); local to this machine. The plugin sets the
-     * extension's {@code cacheDir}, else {@code build/generated-tests/testgen/testgen-cache}.
+     * extension's {@code cacheDir}, else {@code .testgen} in the project directory.
      */
     @LocalState
     public File getCacheDir() {

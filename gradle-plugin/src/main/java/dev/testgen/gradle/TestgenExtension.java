@@ -58,8 +58,8 @@ public class TestgenExtension {
     }
 
     /**
-     * testgen's per-class cache ({@code --cache}); unset:
-     * {@code build/generated-tests/testgen/testgen-cache}. Keep it between CI runs.
+     * testgen's per-class cache ({@code --cache}); unset: {@code .testgen} in the project
+     * directory, so that it survives {@code gradle clean}. Keep it between CI runs.
      */
     public Object getCacheDir() {
         return cacheDir;

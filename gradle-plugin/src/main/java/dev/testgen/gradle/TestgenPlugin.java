@@ -67,7 +67,8 @@ public class TestgenPlugin implements Plugin<Project> {
         }));
         task.setOutputDir(buildPath(project, "generated-tests/testgen/java"));
         task.setReportDir(buildPath(project, "reports/testgen"));
-        final Provider<Directory> defaultCache = buildPath(project, "generated-tests/testgen/testgen-cache");
+        // At the project's root, not under build/: the per-class cache must survive `gradle clean`.
+        final File defaultCache = project.file(".testgen");
         task.setCacheDir(new Callable<Object>() {
             @Override
             public Object call() {

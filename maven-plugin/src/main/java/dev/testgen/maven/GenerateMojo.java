@@ -74,8 +74,11 @@ public class GenerateMojo extends AbstractMojo {
             required = true)
     private File reportDirectory;
 
-    /** testgen's per-class cache ({@code --cache}); keep it between CI runs. */
-    @Parameter(property = "testgen.cacheDir", defaultValue = "${project.build.directory}/testgen-cache",
+    /**
+     * testgen's per-class cache ({@code --cache}); in the module, not under {@code target/}, so
+     * that it survives {@code mvn clean}. Keep it between CI runs.
+     */
+    @Parameter(property = "testgen.cacheDir", defaultValue = "${project.basedir}/.testgen",
             required = true)
     private File cacheDir;
 
