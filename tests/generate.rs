@@ -11,7 +11,9 @@
 //! its target with the default); a second run into another directory writes
 //! the same bytes; a hand-written file at the target path is left alone and
 //! reported; testgen's own stale files are removed; bad options fail with a
-//! message that names them. The figure for fixtures/explore is printed.
+//! message that names them; a class whose static initialiser throws gets no
+//! (order-dependent) test and a warning. The figure for fixtures/explore is
+//! printed.
 //!
 //! Registered as an integration test of `testgen_cli` (so that Cargo builds
 //! the binary) by a `[[test]]` entry in `native/cli/Cargo.toml`. Needs the
@@ -549,4 +551,31 @@ fn bad_options_fail_with_a_message_that_names_them() {
     assert!(!missing_out.status.success());
     assert!(String::from_utf8_lossy(&missing_out.stderr).contains("--out"));
     assert!(!Path::new(out).exists(), "nothing is written on bad input");
+}
+
+#[test]
+fn a_class_that_cannot_be_initialised_gets_no_order_dependent_tests_and_a_warning() {
+    let classes = compile_fixture("broken");
+    let generated = generate("broken", &classes, &["--max-runs", "10"]);
+    let class = &generated.report["classes"][0];
+    assert_eq!(class["class"], "broken.FailsToInitialise", "{class:#}");
+    assert_eq!(class["tests"], 0, "{class:#}");
+    assert!(
+        class["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("java.lang.ExceptionInInitializerError"),
+        "{class:#}"
+    );
+    assert!(
+        generated
+            .stderr
+            .contains("warning: broken.FailsToInitialise: runs that needed a class"),
+        "{}",
+        generated.stderr
+    );
+    assert!(
+        !generated.out.exists() || files(&generated.out).is_empty(),
+        "no test file is written"
+    );
 }

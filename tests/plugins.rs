@@ -18,9 +18,8 @@
 //! project, a copy of the build in another directory takes the outputs
 //! FROM-CACHE, and a class that cannot be loaded (its superclass is a
 //! compileOnly dependency) leaves the build green with testgen's line about
-//! it in the output. Maven only: a second build leaves the generated tests as
-//! they were, and (ignored until the per-class cache exists) reports every
-//! class `unchanged`.
+//! it in the output. Maven only: a second build reports every class
+//! `unchanged` and leaves the generated tests as they were.
 //!
 //! Gradle TestKit is not used: the Tooling API it runs on cannot start
 //! Debian's Gradle 4.4.1 installation (`/usr/share/gradle/lib` holds only
@@ -660,8 +659,26 @@ fn maven_multi_module_build_generates_and_runs_tests_in_every_module() {
     );
 
     // Maven has no up-to-date check: the second run is testgen's incremental
-    // mode, and it leaves the generated tests as they were.
+    // mode, which finds every class unchanged and leaves the generated tests
+    // as they were.
     assert_succeeded(&sample.mvn(&["test"]), "the second mvn test");
+    for (module, classes) in MAVEN_MODULES {
+        let statuses = report(&sample.dir.join(module).join("target/site/testgen"));
+        assert_eq!(
+            statuses
+                .iter()
+                .map(|(c, _, _)| c.as_str())
+                .collect::<Vec<_>>(),
+            classes.to_vec(),
+            "{module}: the classes in the report"
+        );
+        for (class, status, _) in &statuses {
+            assert_eq!(
+                status, "unchanged",
+                "{module}: {class} after a second build"
+            );
+        }
+    }
     for (index, (module, _)) in MAVEN_MODULES.iter().enumerate() {
         assert_eq!(
             generated_tests(
@@ -708,29 +725,4 @@ fn maven_multi_module_build_generates_and_runs_tests_in_every_module() {
         "the message does not name <binary>:\n{}",
         missing.output
     );
-}
-
-#[test]
-#[ignore = "needs the per-class cache of issue 6"]
-fn maven_second_build_reports_every_class_unchanged() {
-    let sample = MavenSample::new("plugins-maven-unchanged");
-    assert_succeeded(&sample.mvn(&["test"]), "mvn test");
-    assert_succeeded(&sample.mvn(&["generate-test-sources"]), "the second build");
-    for (module, classes) in MAVEN_MODULES {
-        let statuses = report(&sample.dir.join(module).join("target/site/testgen"));
-        assert_eq!(
-            statuses
-                .iter()
-                .map(|(c, _, _)| c.as_str())
-                .collect::<Vec<_>>(),
-            classes.to_vec(),
-            "{module}: the classes in the report"
-        );
-        for (class, status, _) in &statuses {
-            assert_eq!(
-                status, "unchanged",
-                "{module}: {class} after a second build"
-            );
-        }
-    }
 }

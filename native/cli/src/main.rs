@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+mod progress;
 use testgen_driver::generate::{self, GenerateOptions, Glob, JUnit, Mode};
 use testgen_driver::jdk;
 use testgen_driver::scan::{self, Depth, Event, ScanOptions};
@@ -112,8 +114,9 @@ struct GenerateArgs {
     /// Leave out classes whose binary name matches; repeatable.
     #[arg(long, value_name = "GLOB", value_parser = parse_glob)]
     exclude: Vec<Glob>,
-    /// incremental (will reuse the per-class cache) or full; today both
-    /// regenerate every class.
+    /// incremental: classes whose bytecode, dependencies and options are
+    /// unchanged since the last run are skipped, changed ones keep the
+    /// trees of their unchanged methods; full: every class from scratch.
     #[arg(long, value_enum, default_value_t = ModeArg::Incremental)]
     mode: ModeArg,
     /// Seed for choices that are not otherwise determined (recorded in the report).
@@ -314,18 +317,17 @@ fn run_generate(args: GenerateArgs) -> ExitCode {
         seed: args.seed,
         jobs: args.jobs as usize,
     };
+    let mut progress = progress::Progress::new();
     let result = generate::generate(&options, |event| match event {
         generate::Event::Problem { location, reason } => {
-            eprintln!("testgen: skipped {location}: {reason}");
+            progress.line(&format!("skipped {location}: {reason}"));
         }
-        generate::Event::ClassDone(class) => match &class.failure {
-            Some(why) => eprintln!("testgen: {}: failed: {why}", class.binary),
-            None => eprintln!(
-                "testgen: {}: {} tests, {}/{} branch outcomes, {:.1} s",
-                class.binary, class.tests, class.branches_covered, class.branches, class.seconds
-            ),
-        },
+        generate::Event::Warning(message) => progress.line(&format!("warning: {message}")),
+        generate::Event::Selected { classes } => progress.selected(classes),
+        generate::Event::ClassStarted(class) => progress.started(class),
+        generate::Event::ClassDone(class) => progress.done(class),
     });
+    progress.finish();
     match result {
         Ok(report) => {
             for class in report
@@ -337,6 +339,7 @@ fn run_generate(args: GenerateArgs) -> ExitCode {
                     eprintln!("testgen: failed {}: {reason}", class.class);
                 }
             }
+            eprint!("{}", progress::summary_table(&report));
             eprintln!("testgen: {}", report.summary_line());
             ExitCode::SUCCESS
         }

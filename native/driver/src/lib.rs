@@ -9,5 +9,6 @@
 
 pub mod generate;
 pub mod jdk;
+pub mod memory;
 pub mod scan;
 pub mod verify;

@@ -12,6 +12,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use serde::{Deserialize, Serialize};
 use testgen_classfile::descriptor::BaseType;
 use testgen_exec::{
     ExceptionInfo, Plan, PlanOutcome, PlanStatus, PropertyOutcome, RenderedValue, Statement,
@@ -23,7 +24,7 @@ use crate::names;
 use crate::types::{self, method_types, type_ref, JType};
 
 /// Which JUnit the tests are written for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum JUnit {
     /// JUnit Jupiter (`org.junit.jupiter.api`).
     #[default]
@@ -33,7 +34,7 @@ pub enum JUnit {
 }
 
 /// Everything one generated test class is made of.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TestClass {
     /// Binary name of the class under test, e.g. `fixtures.explore.Cart`.
     pub class_under_test: String,
@@ -45,7 +46,7 @@ pub struct TestClass {
 }
 
 /// One plan and what two runs of it did.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TestCase {
     pub plan: Plan,
     pub first: PlanOutcome,

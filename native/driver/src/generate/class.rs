@@ -23,10 +23,11 @@ use testgen_symbolic::tree::{ConstraintTree, Leaf, Node, Outcome};
 
 use super::options::GenerateOptions;
 use super::program::LoadedClass;
+use super::report::{Effort, Status};
 use super::shrink::shrink;
 
 /// A branch outcome of the class the tests did not reach, and why.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Uncovered {
     /// `pkg.Class.name(descriptor)`.
     pub method: String,
@@ -37,10 +38,12 @@ pub struct Uncovered {
 }
 
 /// What generating for one class produced, before anything is written.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct ClassOutcome {
     pub binary: String,
     pub sha256: String,
+    /// `generated`, or (from the cache) `unchanged` or `revalidated`.
+    pub status: Status,
     /// The validated source and its path relative to `--out`; `None` when
     /// no test passed (or generation failed).
     pub source: Option<(std::path::PathBuf, String)>,
@@ -51,11 +54,14 @@ pub struct ClassOutcome {
     pub uncovered: Vec<Uncovered>,
     /// Why the class failed, if it did.
     pub failure: Option<String>,
-    pub methods_explored: usize,
-    /// Distinct covering plans the explorations offered.
-    pub candidates: usize,
-    pub runs: usize,
-    pub seconds: f64,
+    pub effort: Effort,
+    /// What exploring each method (`name(descriptor)`) found, for the cache.
+    pub explorations: Vec<(String, Exploration)>,
+    /// The tests written, to run again when a dependency changes.
+    pub kept: Option<TestClass>,
+    /// Why some runs could not use a class (it or one it needs could not be
+    /// loaded or initialised), if that happened: worth a warning.
+    pub load_error: Option<String>,
 }
 
 /// A covering plan of an exploration (with the receiver observed).
@@ -82,11 +88,16 @@ fn measure(
 ) -> Result<Option<BTreeSet<u32>>, ExecError> {
     if candidate.runs.is_none() {
         let first = executor.run(&candidate.plan)?;
-        result.runs += 1;
-        let usable = matches!(
-            first.status,
-            PlanStatus::Completed | PlanStatus::Exception { .. }
-        );
+        result.effort.runs += 1;
+        let linkage = linkage_error(&first);
+        let usable = linkage.is_none()
+            && matches!(
+                first.status,
+                PlanStatus::Completed | PlanStatus::Exception { .. }
+            );
+        if let (Some(error), None) = (linkage, &result.load_error) {
+            result.load_error = Some(error);
+        }
         candidate.runs = Some(usable.then(|| {
             let mut coverage = covered_ids(program, &first, internal, ids);
             coverage.insert(candidate.act);
@@ -97,6 +108,38 @@ fn measure(
         .runs
         .as_ref()
         .and_then(|runs| runs.as_ref().map(|(_, coverage)| coverage.clone())))
+}
+
+/// The error of a statement that failed because a class could not be
+/// loaded, linked or initialised (`NoClassDefFoundError`,
+/// `ExceptionInInitializerError`, ...). No test is made of such a run: what
+/// it throws depends on which test touched the class first (the first gets
+/// `ExceptionInInitializerError`, later ones `NoClassDefFoundError`), so it
+/// would pass or fail with the order JUnit runs the tests in.
+fn linkage_error(outcome: &PlanOutcome) -> Option<String> {
+    const LINKAGE_ERRORS: [&str; 7] = [
+        "java.lang.NoClassDefFoundError",
+        "java.lang.ExceptionInInitializerError",
+        "java.lang.UnsatisfiedLinkError",
+        "java.lang.VerifyError",
+        "java.lang.IncompatibleClassChangeError",
+        "java.lang.ClassFormatError",
+        "java.lang.LinkageError",
+    ];
+    outcome
+        .statements
+        .iter()
+        .find_map(|statement| match statement {
+            StatementOutcome::Threw { exception }
+                if LINKAGE_ERRORS.contains(&exception.class.as_str()) =>
+            {
+                Some(match &exception.message {
+                    Some(message) => format!("{}: {message}", exception.class),
+                    None => exception.class.clone(),
+                })
+            }
+            _ => None,
+        })
 }
 
 /// The inputs of every covered path with the branch outcomes on the path,
@@ -124,18 +167,22 @@ fn covered_paths(tree: &ConstraintTree<Plan>) -> Vec<(&Plan, BTreeSet<Reached>)>
     found
 }
 
-/// Generates (but does not write) the tests of `class`.
+/// Generates (but does not write) the tests of `class`. The methods in
+/// `reuse` (by `name(descriptor)`) are not explored again: their cached
+/// explorations stand.
 pub fn generate_class(
     executor: &mut Executor,
     validator: &Validator,
     program: &Program<'_>,
     class: &LoadedClass,
     options: &GenerateOptions,
+    mut reuse: BTreeMap<String, Exploration>,
 ) -> Result<ClassOutcome, ExecError> {
     let started = Instant::now();
     let mut result = ClassOutcome {
         binary: class.binary.clone(),
         sha256: class.sha256.clone(),
+        status: Status::Generated,
         source: None,
         tests: 0,
         branches: 0,
@@ -143,10 +190,10 @@ pub fn generate_class(
         infeasible: 0,
         uncovered: Vec::new(),
         failure: None,
-        methods_explored: 0,
-        candidates: 0,
-        runs: 0,
-        seconds: 0.0,
+        effort: Effort::default(),
+        explorations: Vec::new(),
+        kept: None,
+        load_error: None,
     };
     let Some(file) = program.class(&class.internal) else {
         result.failure = Some("the class could not be instrumented".into());
@@ -168,11 +215,19 @@ pub fn generate_class(
     };
     let mut explorations: Vec<(MethodKey, Exploration)> = Vec::new();
     for key in targets {
+        if let Some(found) = reuse.remove(&format!("{}{}", key.name, key.descriptor)) {
+            result.effort.methods_reused += 1;
+            explorations.push((key, found));
+            continue;
+        }
         let found = explore(executor, program, &key, &explore_options)?;
-        result.runs += found.runs;
+        result.effort.runs += found.runs;
+        result.effort.paths += found.runs;
+        result.effort.solver_seconds += found.solver_seconds;
+        result.effort.explore_seconds += found.seconds;
         explorations.push((key, found));
     }
-    result.methods_explored = explorations.len();
+    result.effort.methods_explored = explorations.len();
 
     // Every covering plan once, in exploration order, with what its path
     // in the constraint tree says it covers (an estimate: a replay that
@@ -207,7 +262,7 @@ pub fn generate_class(
             });
         }
     }
-    result.candidates = candidates.len();
+    result.effort.candidates = candidates.len();
 
     // Choose by the estimates, then run the chosen plans and measure what
     // they really cover; outcomes the explorations reached that the chosen
@@ -274,7 +329,7 @@ pub fn generate_class(
             candidate.plan.clone(),
             first,
             |outcome| covered_ids(program, outcome, &class.internal, &ids),
-            &mut result.runs,
+            &mut result.effort.runs,
         )?;
         let coverage: BTreeSet<u32> = coverage
             .union(&covered_ids(program, &first, &class.internal, &ids))
@@ -288,7 +343,7 @@ pub fn generate_class(
             continue;
         }
         let second = executor.run(&plan)?;
-        result.runs += 1;
+        result.effort.runs += 1;
         tests.push(TestCase {
             plan: plan.clone(),
             parameter_names: act_of(&plan, &first)
@@ -330,6 +385,14 @@ pub fn generate_class(
                 result.tests = validated.emitted.methods.len();
                 if result.tests > 0 {
                     result.source = Some((validated.emitted.path, validated.emitted.source));
+                    let mut kept = test_class.clone();
+                    let cases: BTreeSet<usize> =
+                        validated.emitted.methods.iter().map(|m| m.case).collect();
+                    kept.tests = (0..test_class.tests.len())
+                        .filter(|case| cases.contains(case))
+                        .map(|case| test_class.tests[case].clone())
+                        .collect();
+                    result.kept = Some(kept);
                 }
             }
             Err(error) => result.failure = Some(format!("validating the tests: {error}")),
@@ -373,7 +436,11 @@ pub fn generate_class(
             reason,
         });
     }
-    result.seconds = started.elapsed().as_secs_f64();
+    result.effort.seconds = started.elapsed().as_secs_f64();
+    result.explorations = explorations
+        .into_iter()
+        .map(|(key, found)| (format!("{}{}", key.name, key.descriptor), found))
+        .collect();
     Ok(result)
 }
 

@@ -18,8 +18,11 @@
 //! `--mode incremental` will skip classes whose hash did not change once
 //! the per-class cache exists; today both modes regenerate every class.
 
+pub mod cache;
 pub mod class;
 pub mod files;
+pub mod fingerprint;
+mod incremental;
 pub mod options;
 pub mod program;
 pub mod report;
@@ -27,17 +30,19 @@ mod shrink;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use testgen_emit::{ValidateError, Validator};
+use testgen_emit::{validate_and_prune, TestClass, ValidateError, Validator};
 use testgen_exec::{ExecError, Executor, ExecutorConfig};
 
+use cache::{Cache, Lookup};
 use class::{generate_class, ClassOutcome};
+use incremental::{Identity, Job};
 pub use options::{GenerateOptions, Glob, Mode};
 use program::{load, Loaded};
-pub use report::{ClassEntry, Report, Status};
+pub use report::{ClassEntry, Effort, Report, Status};
 use report::{Problem, Summary, UncoveredEntry};
 pub use testgen_emit::JUnit;
 
@@ -57,6 +62,13 @@ pub enum GenerateError {
 pub enum Event<'a> {
     /// An input entry that could not be read, parsed or instrumented.
     Problem { location: &'a str, reason: &'a str },
+    /// Something the user should know that does not stop the run (a
+    /// damaged cache entry, waiting for another run's cache lock).
+    Warning(&'a str),
+    /// How many classes are under test (before any is done).
+    Selected { classes: usize },
+    /// A class is being generated or revalidated (binary name).
+    ClassStarted(&'a str),
     /// A class is done (before any file is written).
     ClassDone(&'a ClassOutcome),
 }
@@ -100,17 +112,92 @@ pub fn generate(
             },
             seed: options.seed,
             wall_seconds: 0.0,
+            effort: Effort::default(),
+            peak_rss_kib: 0,
+            executor_peak_rss_kib: 0,
         },
     };
 
     let selected: Vec<usize> = (0..loaded.classes.len())
         .filter(|&i| loaded.classes[i].testable && options.selects(&loaded.classes[i].binary))
         .collect();
-    let outcomes = generate_all(&loaded, &selected, options, &mut on_event)?;
 
-    for outcome in outcomes {
+    on_event(Event::Selected {
+        classes: selected.len(),
+    });
+    // The cache is locked from here to the end of the run.
+    let cache = Cache::open(&options.cache, || {
+        on_event(Event::Warning(&format!(
+            "another testgen run is using the cache {}; waiting for it to finish",
+            options.cache.display()
+        )))
+    })
+    .map_err(GenerateError::Output)?;
+    let program = loaded.program();
+    let hashes: BTreeMap<&str, &str> = loaded
+        .classes
+        .iter()
+        .map(|c| (c.internal.as_str(), c.sha256.as_str()))
+        .collect();
+    let dependencies = |class: &program::LoadedClass, kept: Option<&TestClass>| {
+        program
+            .class(&class.internal)
+            .map(|file| incremental::dependency_hashes(&program, file, kept, &hashes))
+            .unwrap_or_default()
+    };
+    let settings = options.settings_hash();
+    let mut identities = Vec::with_capacity(selected.len());
+    let mut jobs = Vec::with_capacity(selected.len());
+    for &index in &selected {
+        let class = &loaded.classes[index];
+        let identity = Identity {
+            method_keys: program
+                .class(&class.internal)
+                .map(fingerprint::method_keys)
+                .unwrap_or_default(),
+            settings: settings.clone(),
+        };
+        let lookup = match options.mode {
+            Mode::Full => Lookup::Missing,
+            Mode::Incremental => cache.load(&class.binary),
+        };
+        if let Lookup::Corrupt(why) = &lookup {
+            on_event(Event::Warning(&format!(
+                "the cache entry of {} is damaged ({why}); generating it again",
+                class.binary
+            )));
+        }
+        jobs.push(incremental::job_for(class, &identity, lookup, |kept| {
+            dependencies(class, kept)
+        }));
+        identities.push(identity);
+    }
+
+    let generated = generate_all(&loaded, &program, &selected, jobs, options, &mut on_event)?;
+    report.summary.executor_peak_rss_kib = generated.executor_peak_rss_kib;
+
+    for ((mut outcome, &index), identity) in generated
+        .outcomes
+        .into_iter()
+        .zip(&selected)
+        .zip(&identities)
+    {
+        let class = &loaded.classes[index];
+        let fingerprint = dependencies(class, outcome.kept.as_ref());
+        if let Some(entry) = incremental::entry_from(&mut outcome, identity, fingerprint) {
+            if let Err(why) = cache.store(&entry) {
+                on_event(Event::Warning(&format!(
+                    "cannot write the cache entry of {}: {why}",
+                    class.binary
+                )));
+            }
+        }
         report.classes.push(write_class(options, outcome));
     }
+    // Entries of classes that are no longer in the inputs at all (a class
+    // left out by --include keeps its entry for the next full run).
+    let present: BTreeSet<&str> = loaded.classes.iter().map(|c| c.binary.as_str()).collect();
+    cache.prune(&present);
 
     // testgen's own files for classes no longer under test.
     let under_test: BTreeSet<String> = selected
@@ -145,14 +232,12 @@ pub fn generate(
             uncovered: Vec::new(),
             file: Some(display(&relative)),
             reason,
-            methods_explored: 0,
-            candidates: 0,
-            runs: 0,
-            seconds: 0.0,
+            effort: Effort::default(),
         });
     }
 
     report.summary.wall_seconds = started.elapsed().as_secs_f64();
+    report.summary.peak_rss_kib = crate::memory::own_peak_rss_kib().unwrap_or(0);
     report.finish();
     report
         .write(&options.report)
@@ -160,20 +245,78 @@ pub fn generate(
     Ok(report)
 }
 
-/// Runs [`generate_class`] for every selected class on `options.jobs`
-/// workers; the outcomes come back in class order.
+/// The outcomes of [`generate_all`], in class order.
+struct Generated {
+    outcomes: Vec<ClassOutcome>,
+    executor_peak_rss_kib: u64,
+}
+
+/// Does each selected class's job: unchanged classes here, the others on
+/// `options.jobs` workers, each with its own validator and (started only
+/// when a class needs exploring) its own executor JVM.
 fn generate_all(
     loaded: &Loaded,
+    program: &testgen_symbolic::program::Program<'_>,
     selected: &[usize],
+    jobs: Vec<Job>,
     options: &GenerateOptions,
     on_event: &mut impl FnMut(Event<'_>),
-) -> Result<Vec<ClassOutcome>, GenerateError> {
-    if selected.is_empty() {
-        return Ok(Vec::new());
+) -> Result<Generated, GenerateError> {
+    let mut results: Vec<Option<ClassOutcome>> = Vec::with_capacity(selected.len());
+    let mut work: Vec<(usize, Job)> = Vec::new();
+    for (slot, (job, &index)) in jobs.into_iter().zip(selected).enumerate() {
+        match job {
+            Job::Unchanged(entry) => {
+                let outcome =
+                    incremental::outcome_from(&loaded.classes[index], *entry, Status::Unchanged);
+                on_event(Event::ClassDone(&outcome));
+                results.push(Some(outcome));
+            }
+            job => {
+                results.push(None);
+                work.push((slot, job));
+            }
+        }
     }
+    let mut executor_peak_rss_kib = 0;
+    if !work.is_empty() {
+        executor_peak_rss_kib = run_workers(
+            loaded,
+            program,
+            selected,
+            work,
+            options,
+            &mut results,
+            on_event,
+        )?;
+    }
+    let outcomes = results
+        .into_iter()
+        .zip(selected)
+        .map(|(outcome, &index)| {
+            outcome.unwrap_or_else(|| failed(&loaded.classes[index], "not generated".into()))
+        })
+        .collect();
+    Ok(Generated {
+        outcomes,
+        executor_peak_rss_kib,
+    })
+}
+
+/// Runs the jobs in `work` (slot in `results`, job) on `options.jobs`
+/// workers; returns the executor JVMs' peak memory.
+fn run_workers(
+    loaded: &Loaded,
+    program: &testgen_symbolic::program::Program<'_>,
+    selected: &[usize],
+    work: Vec<(usize, Job)>,
+    options: &GenerateOptions,
+    results: &mut [Option<ClassOutcome>],
+    on_event: &mut impl FnMut(Event<'_>),
+) -> Result<u64, GenerateError> {
     let classpath: Vec<PathBuf> = [options.inputs.clone(), options.classpath.clone()].concat();
     let defined = loaded.instrumented();
-    let workers = options.jobs.clamp(1, selected.len());
+    let workers = options.jobs.clamp(1, work.len());
     // Fail early, with one clear message, when JUnit's jars are missing.
     Validator::new(
         &options.java,
@@ -182,56 +325,66 @@ fn generate_all(
         &options.cache,
     )?;
 
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<ClassOutcome>>> = Mutex::new(vec![None; selected.len()]);
-    let done: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+    let queue: Mutex<std::collections::VecDeque<(usize, Job)>> = Mutex::new(work.into());
+    let (messages, inbox) = std::sync::mpsc::channel::<WorkerMessage>();
+    let executor_peak = AtomicU64::new(0);
     let fatal: Mutex<Option<GenerateError>> = Mutex::new(None);
     std::thread::scope(|scope| {
         for worker in 0..workers {
-            let (next, results, done, fatal, classpath, defined) =
-                (&next, &results, &done, &fatal, &classpath, &defined);
+            let (queue, fatal, classpath, defined, executor_peak) =
+                (&queue, &fatal, &classpath, &defined, &executor_peak);
+            let messages = messages.clone();
             scope.spawn(move || {
                 let run = || -> Result<(), GenerateError> {
-                    let mut config = ExecutorConfig::new(
-                        &options.java,
-                        classpath.clone(),
-                        options.cache.join("executor"),
-                    );
-                    config.scratch_dir = options.cache.join("work");
-                    std::fs::create_dir_all(&config.scratch_dir).map_err(|e| {
-                        GenerateError::Output(format!("{}: {e}", config.scratch_dir.display()))
-                    })?;
-                    let mut executor = Executor::start(config)?;
-                    executor.define(defined)?;
                     let validator = Validator::new(
                         &options.java,
                         classpath.clone(),
                         options.junit,
                         options.cache.join("validate").join(worker.to_string()),
                     )?;
-                    let program = loaded.program();
+                    let mut executor: Option<Executor> = None;
                     loop {
                         if fatal.lock().map(|f| f.is_some()).unwrap_or(true) {
                             break;
                         }
-                        let slot = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&index) = selected.get(slot) else {
+                        let Some((slot, job)) = queue.lock().ok().and_then(|mut q| q.pop_front())
+                        else {
                             break;
                         };
-                        let class = &loaded.classes[index];
+                        let class = &loaded.classes[selected[slot]];
+                        let _ = messages.send(WorkerMessage::Started(slot));
+                        let reuse = match job {
+                            Job::Revalidate(entry) => match revalidate(class, *entry, &validator) {
+                                Ok(outcome) => {
+                                    let _ = messages
+                                        .send(WorkerMessage::Finished(slot, Box::new(outcome)));
+                                    continue;
+                                }
+                                Err(reuse) => reuse,
+                            },
+                            Job::Generate(reuse) => reuse,
+                            Job::Unchanged(_) => continue,
+                        };
+                        let executor = match &mut executor {
+                            Some(executor) => executor,
+                            None => executor.insert(start_executor(options, classpath, defined)?),
+                        };
                         let outcome =
-                            generate_class(&mut executor, &validator, &program, class, options)
+                            generate_class(executor, &validator, program, class, options, reuse)
                                 .unwrap_or_else(|error| {
                                     failed(class, format!("executor: {error}"))
                                 });
-                        if let Ok(mut results) = results.lock() {
-                            results[slot] = Some(outcome);
+                        // Sampled after each class: a JVM restarted mid-class
+                        // (after a plan that hung) is not seen.
+                        if let Some(peak) = executor.jvm_pid().and_then(crate::memory::peak_rss_kib)
+                        {
+                            executor_peak.fetch_max(peak, Ordering::Relaxed);
                         }
-                        if let Ok(mut done) = done.lock() {
-                            done.push(slot);
-                        }
+                        let _ = messages.send(WorkerMessage::Finished(slot, Box::new(outcome)));
                     }
-                    let _ = executor.shutdown();
+                    if let Some(executor) = executor {
+                        let _ = executor.shutdown();
+                    }
                     Ok(())
                 };
                 if let Err(error) = run() {
@@ -241,44 +394,83 @@ fn generate_all(
                 }
             });
         }
-        // Report progress as classes finish, from this thread.
-        let mut reported = 0;
-        loop {
-            let finished: Vec<usize> = done
-                .lock()
-                .map(|d| d[reported.min(d.len())..].to_vec())
-                .unwrap_or_default();
-            for slot in finished {
-                reported += 1;
-                if let Some(Some(outcome)) = results.lock().ok().map(|r| r[slot].clone()) {
+        // Report progress from this thread; the channel closes when every
+        // worker has stopped.
+        drop(messages);
+        for message in inbox {
+            match message {
+                WorkerMessage::Started(slot) => {
+                    on_event(Event::ClassStarted(&loaded.classes[selected[slot]].binary))
+                }
+                WorkerMessage::Finished(slot, outcome) => {
                     on_event(Event::ClassDone(&outcome));
+                    results[slot] = Some(*outcome);
                 }
             }
-            let stopped = fatal.lock().map(|f| f.is_some()).unwrap_or(true);
-            if reported == selected.len() || stopped {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
         }
     });
     if let Some(error) = fatal.into_inner().ok().flatten() {
         return Err(error);
     }
-    Ok(results
-        .into_inner()
-        .unwrap_or_default()
-        .into_iter()
-        .zip(selected)
-        .map(|(outcome, &index)| {
-            outcome.unwrap_or_else(|| failed(&loaded.classes[index], "not generated".into()))
-        })
-        .collect())
+    Ok(executor_peak.into_inner())
+}
+
+/// What a worker tells the reporting thread.
+enum WorkerMessage {
+    Started(usize),
+    Finished(usize, Box<ClassOutcome>),
+}
+
+fn start_executor(
+    options: &GenerateOptions,
+    classpath: &[PathBuf],
+    defined: &[(String, Vec<u8>)],
+) -> Result<Executor, GenerateError> {
+    let mut config = ExecutorConfig::new(
+        &options.java,
+        classpath.to_vec(),
+        options.cache.join("executor"),
+    );
+    config.scratch_dir = options.cache.join("work");
+    std::fs::create_dir_all(&config.scratch_dir)
+        .map_err(|e| GenerateError::Output(format!("{}: {e}", config.scratch_dir.display())))?;
+    let mut executor = Executor::start(config)?;
+    executor.define(defined)?;
+    Ok(executor)
+}
+
+/// Runs a class's cached tests again. When all of them still pass, the
+/// outcome is the cached one; otherwise the class must be generated again,
+/// with every method's exploration reused (the class itself did not change).
+fn revalidate(
+    class: &program::LoadedClass,
+    entry: cache::Entry,
+    validator: &Validator,
+) -> Result<ClassOutcome, BTreeMap<String, testgen_symbolic::explore::Exploration>> {
+    let still_passes = match &entry.result.kept {
+        None => true,
+        Some(kept) => validate_and_prune(kept, validator).is_ok_and(|validated| {
+            validated.dropped.is_empty()
+                && entry.result.source.as_ref().map(|(_, source)| source)
+                    == Some(&validated.emitted.source)
+        }),
+    };
+    if still_passes {
+        Ok(incremental::outcome_from(class, entry, Status::Revalidated))
+    } else {
+        Err(entry
+            .methods
+            .into_iter()
+            .map(|(signature, cached)| (signature, cached.exploration))
+            .collect())
+    }
 }
 
 fn failed(class: &program::LoadedClass, reason: String) -> ClassOutcome {
     ClassOutcome {
         binary: class.binary.clone(),
         sha256: class.sha256.clone(),
+        status: Status::Generated,
         source: None,
         tests: 0,
         branches: 0,
@@ -286,10 +478,10 @@ fn failed(class: &program::LoadedClass, reason: String) -> ClassOutcome {
         infeasible: 0,
         uncovered: Vec::new(),
         failure: Some(reason),
-        methods_explored: 0,
-        candidates: 0,
-        runs: 0,
-        seconds: 0.0,
+        effort: Effort::default(),
+        explorations: Vec::new(),
+        kept: None,
+        load_error: None,
     }
 }
 
@@ -299,7 +491,7 @@ fn write_class(options: &GenerateOptions, outcome: ClassOutcome) -> ClassEntry {
     let mut entry = ClassEntry {
         class: outcome.binary.clone(),
         sha256: outcome.sha256.clone(),
-        status: Status::Generated,
+        status: outcome.status,
         tests: outcome.tests,
         branches: outcome.branches,
         branches_covered: outcome.branches_covered,
@@ -316,10 +508,7 @@ fn write_class(options: &GenerateOptions, outcome: ClassOutcome) -> ClassEntry {
             .collect(),
         file: None,
         reason: None,
-        methods_explored: outcome.methods_explored,
-        candidates: outcome.candidates,
-        runs: outcome.runs,
-        seconds: outcome.seconds,
+        effort: outcome.effort.clone(),
     };
     if let Some(failure) = outcome.failure {
         entry.status = Status::Failed;
@@ -339,8 +528,10 @@ fn write_class(options: &GenerateOptions, outcome: ClassOutcome) -> ClassEntry {
             }
         },
         None => {
-            entry.reason = Some(if outcome.methods_explored == 0 {
+            entry.reason = Some(if outcome.effort.methods_explored == 0 {
                 "no public method or constructor to test".into()
+            } else if let Some(error) = &outcome.load_error {
+                format!("the class could not be loaded or initialised: {error}")
             } else {
                 "no generated test passed validation".into()
             });

@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use testgen_emit::JUnit;
 
-/// `--mode`: `incremental` will reuse the per-class cache once it exists;
-/// today both modes regenerate every class.
+/// `--mode`: `incremental` reuses the per-class cache (unchanged classes
+/// are skipped, changed ones keep the trees of their unchanged methods);
+/// `full` regenerates every class (and refreshes the cache).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Mode {
     Full,
@@ -46,6 +47,36 @@ pub struct GenerateOptions {
 }
 
 impl GenerateOptions {
+    /// A hash of everything besides the class itself that shapes its tests:
+    /// testgen's version and the options. A cached class made under other
+    /// settings is generated again. The classpath counts by its entries'
+    /// file names (a dependency upgrade renames its jar), not their
+    /// locations, so that a cache moved with its project stays valid.
+    pub fn settings_hash(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let classpath: Vec<String> = self
+            .classpath
+            .iter()
+            .map(|entry| {
+                entry
+                    .file_name()
+                    .map(|name| name.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            })
+            .collect();
+        let text = format!(
+            "testgen {}\njunit {:?}\nbudget {} ms\nmax runs {}\nseed {}\nrelease {}\nclasspath {}\n",
+            env!("CARGO_PKG_VERSION"),
+            self.junit,
+            self.budget.as_millis(),
+            self.max_runs_per_method,
+            self.seed,
+            self.release,
+            classpath.join(":"),
+        );
+        super::program::hex(&Sha256::digest(text.as_bytes()))
+    }
+
     /// Whether the class with this binary name is selected by the patterns.
     pub fn selects(&self, binary_name: &str) -> bool {
         let included =

@@ -183,6 +183,7 @@ fn is_testable(file: &ClassFile<'_>) -> bool {
     })
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// Lower-case hex, as SHA-256 sums are written.
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

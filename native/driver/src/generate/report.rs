@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub const REPORT_FILE: &str = "testgen-report.json";
 
@@ -75,13 +75,42 @@ pub struct ClassEntry {
     pub file: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    #[serde(flatten)]
+    pub effort: Effort,
+}
+
+/// What generating a class cost (zero for a class that was not generated).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Effort {
     pub methods_explored: usize,
+    /// Of those, methods whose exploration was reused from the cache (their
+    /// code, and that of what they call in the class, did not change).
+    pub methods_reused: usize,
     /// Distinct covering plans the explorations offered (tests are chosen
     /// from these).
     pub candidates: usize,
-    /// Plans run on the executor.
+    /// Plans run on the executor, exploring and measuring.
     pub runs: usize,
+    /// Paths explored: exploration runs (of a method's tree reused from
+    /// the cache, none).
+    pub paths: usize,
+    /// Seconds in the solver, and exploring in all (solver included).
+    pub solver_seconds: f64,
+    pub explore_seconds: f64,
     pub seconds: f64,
+}
+
+impl Effort {
+    fn add(&mut self, other: &Effort) {
+        self.methods_explored += other.methods_explored;
+        self.methods_reused += other.methods_reused;
+        self.candidates += other.candidates;
+        self.runs += other.runs;
+        self.paths += other.paths;
+        self.solver_seconds += other.solver_seconds;
+        self.explore_seconds += other.explore_seconds;
+        self.seconds += other.seconds;
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -103,6 +132,13 @@ pub struct Summary {
     pub mode: &'static str,
     pub seed: u64,
     pub wall_seconds: f64,
+    /// The classes' efforts added up (their `seconds` add up to more than
+    /// the wall time when classes ran in parallel).
+    pub effort: Effort,
+    /// Peak resident memory of testgen itself and of the largest executor
+    /// JVM, in KiB (Linux's `VmHWM`; 0 where it cannot be read).
+    pub peak_rss_kib: u64,
+    pub executor_peak_rss_kib: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -132,18 +168,27 @@ impl Report {
         summary.branches = self.classes.iter().map(|c| c.branches).sum();
         summary.branches_covered = self.classes.iter().map(|c| c.branches_covered).sum();
         summary.branches_infeasible = self.classes.iter().map(|c| c.branches_infeasible).sum();
+        summary.effort = Effort::default();
+        for class in &self.classes {
+            summary.effort.add(&class.effort);
+        }
     }
 
-    /// `testgen: 3 classes (3 generated, 0 failed, 0 removed), 25 tests, 40/44 branch outcomes covered (2 infeasible), 12.3 s`
+    /// `3 classes (1 generated, 2 unchanged), 25 tests, 40/44 branch outcomes covered (2 proven infeasible), 12.3 s`:
+    /// the statuses that occurred, in [`Status::ALL`] order.
     pub fn summary_line(&self) -> String {
         let s = &self.summary;
-        let count = |status: Status| s.statuses.get(status.name()).copied().unwrap_or(0);
+        let statuses: Vec<String> = Status::ALL
+            .iter()
+            .filter_map(|status| {
+                let count = s.statuses.get(status.name()).copied().unwrap_or(0);
+                (count > 0).then(|| format!("{count} {}", status.name()))
+            })
+            .collect();
         format!(
-            "{} classes ({} generated, {} failed, {} removed), {} tests, {}/{} branch outcomes covered ({} proven infeasible), {:.1} s",
+            "{} classes ({}), {} tests, {}/{} branch outcomes covered ({} proven infeasible), {:.1} s",
             s.classes,
-            count(Status::Generated),
-            count(Status::Failed),
-            count(Status::Removed),
+            if statuses.is_empty() { "none".to_string() } else { statuses.join(", ") },
             s.tests,
             s.branches_covered,
             s.branches,
@@ -186,10 +231,16 @@ mod tests {
             }],
             file: None,
             reason: None,
-            methods_explored: 1,
-            candidates: 3,
-            runs: 5,
-            seconds: 0.5,
+            effort: Effort {
+                methods_explored: 1,
+                methods_reused: 0,
+                candidates: 3,
+                runs: 5,
+                paths: 4,
+                solver_seconds: 0.25,
+                explore_seconds: 0.375,
+                seconds: 0.5,
+            },
         }
     }
 
@@ -212,6 +263,9 @@ mod tests {
                 mode: "full",
                 seed: 0,
                 wall_seconds: 1.25,
+                effort: Effort::default(),
+                peak_rss_kib: 0,
+                executor_peak_rss_kib: 0,
             },
         };
         report.finish();
@@ -221,9 +275,11 @@ mod tests {
         assert_eq!(report.summary.statuses["unchanged"], 0);
         assert_eq!(report.summary.tests, 2);
         assert_eq!(report.summary.branches_covered, 6);
+        assert_eq!(report.summary.effort.paths, 8);
+        assert_eq!(report.summary.effort.solver_seconds, 0.5);
         assert_eq!(
             report.summary_line(),
-            "2 classes (1 generated, 1 failed, 0 removed), 2 tests, 6/8 branch outcomes covered (2 proven infeasible), 1.2 s"
+            "2 classes (1 generated, 1 failed), 2 tests, 6/8 branch outcomes covered (2 proven infeasible), 1.2 s"
         );
 
         let dir = std::env::temp_dir()
@@ -238,5 +294,7 @@ mod tests {
         let parsed: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(parsed["classes"][1]["status"], "failed");
         assert_eq!(parsed["summary"]["wall_seconds"], 1.25);
+        // Effort figures sit beside the other fields of a class.
+        assert_eq!(parsed["classes"][0]["paths"], 4);
     }
 }

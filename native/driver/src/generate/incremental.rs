@@ -1,0 +1,194 @@
+//! What an incremental run does with each class, decided from the cache:
+//!
+//! | the cache has an entry with...                  | the class is...            |
+//! |-------------------------------------------------|----------------------------|
+//! | the same hash, settings and fingerprint         | `unchanged`: nothing runs  |
+//! | the same hash and settings, another fingerprint | `revalidated`: its tests run again; regenerated (trees reused) if one fails |
+//! | another hash                                    | regenerated, reusing the trees of methods whose keys did not change |
+//! | nothing usable (or `--mode full`)               | generated from scratch     |
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use testgen_classfile::ClassFile;
+use testgen_emit::TestClass;
+use testgen_symbolic::explore::Exploration;
+use testgen_symbolic::program::Program;
+
+use super::cache::{CachedMethod, CachedResult, Entry, Lookup, FORMAT};
+use super::class::ClassOutcome;
+use super::fingerprint;
+use super::program::LoadedClass;
+use super::report::{Effort, Status};
+
+/// The work a class needs.
+pub enum Job {
+    /// Nothing to do: the outcome is the cached one.
+    Unchanged(Box<Entry>),
+    /// Run the cached tests again (a class it depends on changed).
+    Revalidate(Box<Entry>),
+    /// Explore and generate; these methods' explorations are reused.
+    Generate(BTreeMap<String, Exploration>),
+}
+
+/// What a class is checked against: its method keys and fingerprint.
+pub struct Identity {
+    pub method_keys: BTreeMap<String, String>,
+    pub settings: String,
+}
+
+/// Decides a class's job from what the cache holds for it.
+pub fn job_for(
+    class: &LoadedClass,
+    identity: &Identity,
+    lookup: Lookup,
+    dependencies: impl Fn(Option<&TestClass>) -> BTreeMap<String, String>,
+) -> Job {
+    let Lookup::Found(entry) = lookup else {
+        return Job::Generate(BTreeMap::new());
+    };
+    if entry.settings != identity.settings {
+        return Job::Generate(BTreeMap::new());
+    }
+    if entry.sha256 == class.sha256 {
+        return if entry.dependencies == dependencies(entry.result.kept.as_ref()) {
+            Job::Unchanged(entry)
+        } else {
+            Job::Revalidate(entry)
+        };
+    }
+    Job::Generate(reusable(*entry, &identity.method_keys))
+}
+
+/// The explorations of `entry` whose methods still have the same key.
+pub fn reusable(entry: Entry, keys: &BTreeMap<String, String>) -> BTreeMap<String, Exploration> {
+    entry
+        .methods
+        .into_iter()
+        .filter(|(signature, cached)| keys.get(signature) == Some(&cached.key))
+        .map(|(signature, cached)| (signature, cached.exploration))
+        .collect()
+}
+
+/// The class's outcome as the cache remembers it.
+pub fn outcome_from(class: &LoadedClass, entry: Entry, status: Status) -> ClassOutcome {
+    let result = entry.result;
+    ClassOutcome {
+        binary: class.binary.clone(),
+        sha256: class.sha256.clone(),
+        status,
+        source: result.source,
+        tests: result.tests,
+        branches: result.branches,
+        branches_covered: result.branches_covered,
+        infeasible: result.infeasible,
+        uncovered: result.uncovered,
+        failure: None,
+        effort: Effort::default(),
+        explorations: entry
+            .methods
+            .into_iter()
+            .map(|(signature, cached)| (signature, cached.exploration))
+            .collect(),
+        kept: result.kept,
+        load_error: None,
+    }
+}
+
+/// The cache entry for a class just generated or revalidated; `None` for a
+/// class that failed (it is tried again next time).
+pub fn entry_from(
+    outcome: &mut ClassOutcome,
+    identity: &Identity,
+    dependencies: BTreeMap<String, String>,
+) -> Option<Entry> {
+    if outcome.failure.is_some() || outcome.status == Status::Unchanged {
+        return None;
+    }
+    let methods = std::mem::take(&mut outcome.explorations)
+        .into_iter()
+        .filter_map(|(signature, exploration)| {
+            let key = identity.method_keys.get(&signature)?.clone();
+            Some((signature, CachedMethod { key, exploration }))
+        })
+        .collect();
+    Some(Entry {
+        format: FORMAT,
+        testgen: env!("CARGO_PKG_VERSION").to_string(),
+        class: outcome.binary.clone(),
+        sha256: outcome.sha256.clone(),
+        settings: identity.settings.clone(),
+        dependencies,
+        methods,
+        result: CachedResult {
+            tests: outcome.tests,
+            branches: outcome.branches,
+            branches_covered: outcome.branches_covered,
+            infeasible: outcome.infeasible,
+            uncovered: outcome.uncovered.clone(),
+            source: outcome.source.clone(),
+            kept: outcome.kept.take(),
+        },
+    })
+}
+
+/// The fingerprint of a class: the SHA-256 of every other class of the
+/// program that it names, that its tests name (a parameter's
+/// implementation, say), and of all their supertypes.
+pub fn dependency_hashes(
+    program: &Program<'_>,
+    file: &ClassFile<'_>,
+    kept: Option<&TestClass>,
+    hashes: &BTreeMap<&str, &str>,
+) -> BTreeMap<String, String> {
+    let names: BTreeSet<&str> = hashes.keys().copied().collect();
+    let mut found = fingerprint::dependencies(file, &names);
+    if let Some(kept) = kept {
+        if let Ok(plans) =
+            serde_json::to_value(kept.tests.iter().map(|t| &t.plan).collect::<Vec<_>>())
+        {
+            collect_class_names(&plans, &names, &mut found);
+        }
+    }
+    let own = file.name().map(|n| n.into_owned()).unwrap_or_default();
+    let mut closure = BTreeSet::new();
+    for name in found.iter().chain(std::iter::once(&own)) {
+        closure.extend(program.supertypes(name));
+    }
+    found.extend(closure.into_iter().filter(|n| names.contains(n.as_str())));
+    found.remove(&own);
+    found
+        .into_iter()
+        .filter_map(|name| {
+            let hash = hashes.get(name.as_str())?.to_string();
+            Some((name, hash))
+        })
+        .collect()
+}
+
+/// Every string in `value` that names a class of the program (with dots
+/// or slashes), as an internal name.
+fn collect_class_names(
+    value: &serde_json::Value,
+    names: &BTreeSet<&str>,
+    out: &mut BTreeSet<String>,
+) {
+    match value {
+        serde_json::Value::String(text) => {
+            let internal = text.replace('.', "/");
+            if names.contains(internal.as_str()) {
+                out.insert(internal);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for item in items {
+                collect_class_names(item, names, out);
+            }
+        }
+        serde_json::Value::Object(fields) => {
+            for item in fields.values() {
+                collect_class_names(item, names, out);
+            }
+        }
+        _ => {}
+    }
+}
