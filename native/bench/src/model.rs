@@ -46,8 +46,8 @@ pub struct Corpus {
     pub changed: String,
     /// Extra `testgen generate` options of this corpus (e.g. --include).
     pub options: String,
-    #[serde(flatten)]
     pub figures: Figures,
+    /// One row per class of testgen's report.
     pub classes: Vec<ClassRow>,
 }
 

@@ -318,11 +318,19 @@ mod tests {
     #[test]
     fn compare_prints_ratios() {
         let mut base = Bench::default();
+        base.corpora.push(crate::model::Corpus {
+            name: "c".into(),
+            classes: vec![crate::model::ClassRow::default()],
+            ..Default::default()
+        });
         base.total.tests = 10;
         base.total.wall_seconds = Some(100.0);
         let mut work = base.clone();
         work.total.tests = 12;
         work.total.wall_seconds = Some(50.0);
+        // And through bench.json, as `compare` reads it.
+        let json = serde_json::to_string(&work).unwrap();
+        let work: Bench = serde_json::from_str(&json).unwrap();
         let text = compare(&base, &work);
         assert!(text.contains("tests kept"), "{text}");
         assert!(text
@@ -331,5 +339,6 @@ mod tests {
         assert!(text
             .lines()
             .any(|l| l.starts_with("generate wall s") && l.ends_with("0.50")));
+        assert!(text.contains("== c\n"), "{text}");
     }
 }
