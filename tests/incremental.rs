@@ -109,8 +109,11 @@ impl Project {
             .arg(self.cache())
             .arg("--java")
             .arg(self.dir.join("bin/java"))
-            .args(["--release", "17", "--max-runs", MAX_RUNS, "--seed", "0"])
+            .args(["--release", "17", "--seed", "0"])
             .args(extra);
+        if !extra.contains(&"--max-runs") {
+            command.args(["--max-runs", MAX_RUNS]);
+        }
         command
     }
 
@@ -378,4 +381,71 @@ fn two_runs_at_once_take_turns_and_jobs_do_not_change_the_output() {
     let run = other.generate(&two_jobs);
     assert_eq!(run.status("demo.Grades"), "generated");
     assert_eq!(other.files(), with_one_job);
+}
+
+#[test]
+fn nightly_runs_explore_open_classes_deeper_until_nothing_new_is_found() {
+    let project = Project::new("nightly");
+    // fixtures.explore.IncreasingCheck: a loop whose last branch outcome is
+    // infeasible but not provable within the limits, so it stays open.
+    let dir = &project.dir;
+    fs::remove_dir_all(dir.join("classes")).unwrap();
+    javac(
+        &java_sources(&repo_root().join("fixtures/explore/src")),
+        &dir.join("classes"),
+    );
+    let only = [
+        "--include",
+        "fixtures.explore.IncreasingCheck",
+        "--max-runs",
+        "4",
+    ];
+    let class = "fixtures.explore.IncreasingCheck";
+    let daily = project.generate(&only);
+    assert_eq!(daily.status(class), "generated");
+    let covered = |run: &Run| run.class(class)["branches_covered"].as_u64().unwrap();
+    let open = |run: &Run| {
+        let c = run.class(class);
+        c["branches"].as_u64().unwrap()
+            - c["branches_covered"].as_u64().unwrap()
+            - c["branches_infeasible"].as_u64().unwrap()
+    };
+    assert!(open(&daily) > 0, "{:#}", daily.class(class));
+
+    let nightly = [&only[..], &["--mode", "nightly"]].concat();
+    let mut fruitless = 0;
+    let mut best = covered(&daily);
+    let mut runs = 0;
+    // Deeper runs until two in a row find nothing new; then the class is
+    // skipped (bounded: each run either covers more or counts as fruitless).
+    loop {
+        runs += 1;
+        assert!(runs <= 12, "nightly runs never settled");
+        let run = project.generate(&nightly);
+        let reason = run.class(class)["reason"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        if fruitless == 2 {
+            assert_eq!(run.status(class), "unchanged");
+            assert!(reason.contains("nightly: skipped"), "{reason}");
+            assert_eq!(project.jvm_starts(), 0, "a skipped class starts no JVM");
+            break;
+        }
+        if covered(&run) > best {
+            assert_eq!(run.status(class), "generated");
+            assert!(reason.contains("covered"), "{reason}");
+            best = covered(&run);
+            fruitless = 0;
+        } else {
+            assert_eq!(run.status(class), "unchanged", "{reason}");
+            assert!(reason.contains("covered nothing new"), "{reason}");
+            assert_eq!(covered(&run), best, "the cached tests stand");
+            fruitless += 1;
+        }
+        project.jvm_starts();
+    }
+    // A daily run leaves the class alone.
+    let daily_again = project.generate(&only);
+    assert_eq!(daily_again.status(class), "unchanged");
 }

@@ -116,9 +116,17 @@ struct GenerateArgs {
     exclude: Vec<Glob>,
     /// incremental: classes whose bytecode, dependencies and options are
     /// unchanged since the last run are skipped, changed ones keep the
-    /// trees of their unchanged methods; full: every class from scratch.
+    /// trees of their unchanged methods; full: every class from scratch;
+    /// nightly: incremental, changed classes explored 4 times deeper, then
+    /// unchanged classes with branches left open explored again, most open
+    /// first, within --total-budget (skipped once deeper runs found nothing
+    /// new twice in a row).
     #[arg(long, value_enum, default_value_t = ModeArg::Incremental)]
     mode: ModeArg,
+    /// The whole run's time, in seconds: classes not started by then keep
+    /// their earlier tests (meant for --mode nightly).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_budget)]
+    total_budget: Option<f64>,
     /// Seed for choices that are not otherwise determined (recorded in the report).
     #[arg(long, value_name = "N", default_value_t = 0)]
     seed: u64,
@@ -135,6 +143,7 @@ struct GenerateArgs {
 enum ModeArg {
     Full,
     Incremental,
+    Nightly,
 }
 
 fn parse_budget(text: &str) -> Result<f64, String> {
@@ -313,9 +322,11 @@ fn run_generate(args: GenerateArgs) -> ExitCode {
         mode: match args.mode {
             ModeArg::Full => Mode::Full,
             ModeArg::Incremental => Mode::Incremental,
+            ModeArg::Nightly => Mode::Nightly,
         },
         seed: args.seed,
         jobs: args.jobs as usize,
+        total_budget: args.total_budget.map(Duration::from_secs_f64),
     };
     let mut progress = progress::Progress::new();
     let result = generate::generate(&options, |event| match event {

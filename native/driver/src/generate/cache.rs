@@ -50,6 +50,9 @@ pub struct Entry {
     /// Per method (`name(descriptor)`): its key and what exploring found.
     pub methods: BTreeMap<String, CachedMethod>,
     pub result: CachedResult,
+    /// Nightly deeper explorations in a row that covered nothing new.
+    #[serde(default)]
+    pub fruitless_deepenings: u32,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -221,6 +224,7 @@ mod tests {
                 source: Some(("p/AGeneratedTest.java".into(), "// source\n".into())),
                 kept: None,
             },
+            fruitless_deepenings: 0,
         }
     }
 

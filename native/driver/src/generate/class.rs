@@ -62,6 +62,12 @@ pub struct ClassOutcome {
     /// Why some runs could not use a class (it or one it needs could not be
     /// loaded or initialised), if that happened: worth a warning.
     pub load_error: Option<String>,
+    /// What a nightly run decided about the class, for the report.
+    pub note: Option<String>,
+    /// When the outcome is the cached one after a nightly deeper
+    /// exploration that found nothing new: how many in a row (the cache
+    /// entry is updated with it).
+    pub fruitless_deepenings: Option<u32>,
 }
 
 /// A covering plan of an exploration (with the receiver observed).
@@ -194,6 +200,8 @@ pub fn generate_class(
         explorations: Vec::new(),
         kept: None,
         load_error: None,
+        note: None,
+        fruitless_deepenings: None,
     };
     let Some(file) = program.class(&class.internal) else {
         result.failure = Some("the class could not be instrumented".into());

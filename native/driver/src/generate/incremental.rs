@@ -6,6 +6,11 @@
 //! | the same hash and settings, another fingerprint | `revalidated`: its tests run again; regenerated (trees reused) if one fails |
 //! | another hash                                    | regenerated, reusing the trees of methods whose keys did not change |
 //! | nothing usable (or `--mode full`)               | generated from scratch     |
+//!
+//! A nightly run ([`nightly`]) also explores unchanged classes with branch
+//! outcomes left open again, deeper, most open first, within the run's
+//! total budget; one whose last deeper explorations found nothing new is
+//! skipped.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -17,6 +22,7 @@ use testgen_symbolic::program::Program;
 use super::cache::{CachedMethod, CachedResult, Entry, Lookup, FORMAT};
 use super::class::ClassOutcome;
 use super::fingerprint;
+use super::options::NIGHTLY_FRUITLESS_LIMIT;
 use super::program::LoadedClass;
 use super::report::{Effort, Status};
 
@@ -24,6 +30,11 @@ use super::report::{Effort, Status};
 pub enum Job {
     /// Nothing to do: the outcome is the cached one.
     Unchanged(Box<Entry>),
+    /// Nightly: unchanged and left alone, for the reason given.
+    Skipped(Box<Entry>, String),
+    /// Nightly: unchanged, but explored again, deeper, for what is still
+    /// uncovered; the cached outcome stands unless more is covered.
+    Deepen(Box<Entry>),
     /// Run the cached tests again (a class it depends on changed).
     Revalidate(Box<Entry>),
     /// Explore and generate; these methods' explorations are reused.
@@ -59,6 +70,44 @@ pub fn job_for(
     Job::Generate(reusable(*entry, &identity.method_keys))
 }
 
+/// A nightly run's view of an unchanged class: explored again if it has
+/// branch outcomes neither covered nor proven infeasible, unless the last
+/// deeper explorations found nothing new.
+pub fn nightly(job: Job) -> Job {
+    let Job::Unchanged(entry) = job else {
+        return job;
+    };
+    let result = &entry.result;
+    let open = result
+        .branches
+        .saturating_sub(result.branches_covered + result.infeasible);
+    if open == 0 {
+        Job::Unchanged(entry)
+    } else if entry.fruitless_deepenings >= NIGHTLY_FRUITLESS_LIMIT {
+        let why = format!(
+            "nightly: skipped, the last {} deeper explorations covered nothing new ({open} branch outcomes open)",
+            entry.fruitless_deepenings
+        );
+        Job::Skipped(entry, why)
+    } else {
+        Job::Deepen(entry)
+    }
+}
+
+/// Branch outcomes of a deepening candidate neither covered nor proven
+/// infeasible: the nightly queue takes the most open first.
+pub fn open_outcomes(job: &Job) -> usize {
+    match job {
+        Job::Deepen(entry) => {
+            let result = &entry.result;
+            result
+                .branches
+                .saturating_sub(result.branches_covered + result.infeasible)
+        }
+        _ => 0,
+    }
+}
+
 /// The explorations of `entry` whose methods still have the same key.
 pub fn reusable(entry: Entry, keys: &BTreeMap<String, String>) -> BTreeMap<String, Exploration> {
     entry
@@ -91,7 +140,32 @@ pub fn outcome_from(class: &LoadedClass, entry: Entry, status: Status) -> ClassO
             .collect(),
         kept: result.kept,
         load_error: None,
+        note: None,
+        fruitless_deepenings: None,
     }
+}
+
+/// After a nightly deeper exploration of an unchanged class: the new
+/// outcome when it covers more than the cached one (and did not fail),
+/// else the cached one, counted as fruitless.
+pub fn keep_the_better(class: &LoadedClass, entry: Entry, deeper: ClassOutcome) -> ClassOutcome {
+    let before = entry.result.branches_covered;
+    if deeper.failure.is_none() && deeper.branches_covered > before {
+        let mut outcome = deeper;
+        outcome.note = Some(format!(
+            "nightly: deeper exploration covered {} more branch outcomes",
+            outcome.branches_covered - before
+        ));
+        return outcome;
+    }
+    let fruitless = entry.fruitless_deepenings + 1;
+    let mut outcome = outcome_from(class, entry, Status::Unchanged);
+    outcome.effort = deeper.effort;
+    outcome.note = Some(format!(
+        "nightly: deeper exploration covered nothing new ({fruitless} time(s) in a row); the tests are as they were"
+    ));
+    outcome.fruitless_deepenings = Some(fruitless);
+    outcome
 }
 
 /// The cache entry for a class just generated or revalidated; `None` for a
@@ -101,7 +175,11 @@ pub fn entry_from(
     identity: &Identity,
     dependencies: BTreeMap<String, String>,
 ) -> Option<Entry> {
-    if outcome.failure.is_some() || outcome.status == Status::Unchanged {
+    let fruitless_deepenings = match (outcome.status, outcome.fruitless_deepenings) {
+        (Status::Unchanged, None) => return None,
+        (_, count) => count.unwrap_or(0),
+    };
+    if outcome.failure.is_some() {
         return None;
     }
     let methods = std::mem::take(&mut outcome.explorations)
@@ -128,6 +206,7 @@ pub fn entry_from(
             source: outcome.source.clone(),
             kept: outcome.kept.take(),
         },
+        fruitless_deepenings,
     })
 }
 

@@ -109,6 +109,7 @@ pub fn generate(
             mode: match options.mode {
                 Mode::Full => "full",
                 Mode::Incremental => "incremental",
+                Mode::Nightly => "nightly",
             },
             seed: options.seed,
             wall_seconds: 0.0,
@@ -159,7 +160,7 @@ pub fn generate(
         };
         let lookup = match options.mode {
             Mode::Full => Lookup::Missing,
-            Mode::Incremental => cache.load(&class.binary),
+            Mode::Incremental | Mode::Nightly => cache.load(&class.binary),
         };
         if let Lookup::Corrupt(why) = &lookup {
             on_event(Event::Warning(&format!(
@@ -167,9 +168,11 @@ pub fn generate(
                 class.binary
             )));
         }
-        jobs.push(incremental::job_for(class, &identity, lookup, |kept| {
-            dependencies(class, kept)
-        }));
+        let job = incremental::job_for(class, &identity, lookup, |kept| dependencies(class, kept));
+        jobs.push(match options.mode {
+            Mode::Nightly => incremental::nightly(job),
+            _ => job,
+        });
         identities.push(identity);
     }
 
@@ -272,12 +275,28 @@ fn generate_all(
                 on_event(Event::ClassDone(&outcome));
                 results.push(Some(outcome));
             }
+            Job::Skipped(entry, why) => {
+                let mut outcome =
+                    incremental::outcome_from(&loaded.classes[index], *entry, Status::Unchanged);
+                outcome.note = Some(why);
+                on_event(Event::ClassDone(&outcome));
+                results.push(Some(outcome));
+            }
             job => {
                 results.push(None);
                 work.push((slot, job));
             }
         }
     }
+    // Changed classes first, in class order; then (nightly) the classes to
+    // explore deeper, most open branch outcomes first.
+    work.sort_by_key(|(slot, job)| {
+        (
+            matches!(job, Job::Deepen(_)),
+            std::cmp::Reverse(incremental::open_outcomes(job)),
+            *slot,
+        )
+    });
     let mut executor_peak_rss_kib = 0;
     if !work.is_empty() {
         executor_peak_rss_kib = run_workers(
@@ -327,6 +346,18 @@ fn run_workers(
 
     let queue: Mutex<std::collections::VecDeque<(usize, Job)>> = Mutex::new(work.into());
     let (messages, inbox) = std::sync::mpsc::channel::<WorkerMessage>();
+    let started = Instant::now();
+    // A nightly run explores deeper than a daily one; the changed classes,
+    // which come first, take the larger share of the total budget.
+    let depth = match options.mode {
+        Mode::Nightly => options::NIGHTLY_DEPTH,
+        _ => 1,
+    };
+    let class_options = &GenerateOptions {
+        max_runs_per_method: options.max_runs_per_method * depth as usize,
+        budget: options.budget * depth,
+        ..options.clone()
+    };
     let executor_peak = AtomicU64::new(0);
     let fatal: Mutex<Option<GenerateError>> = Mutex::new(None);
     std::thread::scope(|scope| {
@@ -352,28 +383,54 @@ fn run_workers(
                             break;
                         };
                         let class = &loaded.classes[selected[slot]];
+                        let job = match within_total_budget(class, job, options, started) {
+                            Ok(job) => job,
+                            Err(outcome) => {
+                                let _ = messages.send(WorkerMessage::Finished(slot, outcome));
+                                continue;
+                            }
+                        };
                         let _ = messages.send(WorkerMessage::Started(slot));
-                        let reuse = match job {
+                        let (reuse, deepened) = match job {
                             Job::Revalidate(entry) => match revalidate(class, *entry, &validator) {
                                 Ok(outcome) => {
                                     let _ = messages
                                         .send(WorkerMessage::Finished(slot, Box::new(outcome)));
                                     continue;
                                 }
-                                Err(reuse) => reuse,
+                                Err(reuse) => (reuse, None),
                             },
-                            Job::Generate(reuse) => reuse,
-                            Job::Unchanged(_) => continue,
+                            Job::Generate(reuse) => (reuse, None),
+                            Job::Deepen(entry) => (BTreeMap::new(), Some(entry)),
+                            Job::Unchanged(_) | Job::Skipped(..) => continue,
                         };
                         let executor = match &mut executor {
                             Some(executor) => executor,
                             None => executor.insert(start_executor(options, classpath, defined)?),
                         };
-                        let outcome =
-                            generate_class(executor, &validator, program, class, options, reuse)
-                                .unwrap_or_else(|error| {
-                                    failed(class, format!("executor: {error}"))
-                                });
+                        // No class may run past the run's total budget.
+                        let remaining = options
+                            .total_budget
+                            .map(|total| total.saturating_sub(started.elapsed()));
+                        let class_options = &GenerateOptions {
+                            budget: remaining.map_or(class_options.budget, |left| {
+                                left.min(class_options.budget)
+                            }),
+                            ..class_options.clone()
+                        };
+                        let outcome = generate_class(
+                            executor,
+                            &validator,
+                            program,
+                            class,
+                            class_options,
+                            reuse,
+                        )
+                        .unwrap_or_else(|error| failed(class, format!("executor: {error}")));
+                        let outcome = match deepened {
+                            Some(entry) => incremental::keep_the_better(class, *entry, outcome),
+                            None => outcome,
+                        };
                         // Sampled after each class: a JVM restarted mid-class
                         // (after a plan that hung) is not seen.
                         if let Some(peak) = executor.jvm_pid().and_then(crate::memory::peak_rss_kib)
@@ -413,6 +470,31 @@ fn run_workers(
         return Err(error);
     }
     Ok(executor_peak.into_inner())
+}
+
+/// `job` if the run's total budget (`--total-budget`) is not spent yet;
+/// otherwise the outcome of leaving the class as it was.
+fn within_total_budget(
+    class: &program::LoadedClass,
+    job: Job,
+    options: &GenerateOptions,
+    started: Instant,
+) -> Result<Job, Box<ClassOutcome>> {
+    match options.total_budget {
+        Some(total) if started.elapsed() >= total => {}
+        _ => return Ok(job),
+    }
+    Err(Box::new(match job {
+        Job::Deepen(entry) | Job::Unchanged(entry) | Job::Skipped(entry, _) => {
+            let mut outcome = incremental::outcome_from(class, *entry, Status::Unchanged);
+            outcome.note = Some("nightly: skipped, the run's total budget was spent".into());
+            outcome
+        }
+        Job::Generate(_) | Job::Revalidate(_) => failed(
+            class,
+            "the run's total budget was spent before this changed class was generated; its earlier tests, if any, are left as they were".into(),
+        ),
+    }))
 }
 
 /// What a worker tells the reporting thread.
@@ -482,6 +564,8 @@ fn failed(class: &program::LoadedClass, reason: String) -> ClassOutcome {
         explorations: Vec::new(),
         kept: None,
         load_error: None,
+        note: None,
+        fruitless_deepenings: None,
     }
 }
 
@@ -510,6 +594,7 @@ fn write_class(options: &GenerateOptions, outcome: ClassOutcome) -> ClassEntry {
         reason: None,
         effort: outcome.effort.clone(),
     };
+    entry.reason = outcome.note.clone();
     if let Some(failure) = outcome.failure {
         entry.status = Status::Failed;
         entry.tests = 0;

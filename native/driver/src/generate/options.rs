@@ -8,13 +8,25 @@ use testgen_emit::JUnit;
 
 /// `--mode`: `incremental` reuses the per-class cache (unchanged classes
 /// are skipped, changed ones keep the trees of their unchanged methods);
-/// `full` regenerates every class (and refreshes the cache).
+/// `full` regenerates every class (and refreshes the cache); `nightly` is
+/// incremental plus deeper exploration of poorly covered classes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Mode {
     Full,
     #[default]
     Incremental,
+    /// Incremental, then, within `total_budget`, unchanged classes with
+    /// branches left uncovered are explored again, deeper.
+    Nightly,
 }
+
+/// How much deeper (in runs per method, and time per class) a nightly run
+/// explores than a daily one.
+pub const NIGHTLY_DEPTH: u32 = 4;
+
+/// A class whose deeper explorations found nothing new this many times in
+/// a row is left alone by later nightly runs (until it changes).
+pub const NIGHTLY_FRUITLESS_LIMIT: u32 = 2;
 
 #[derive(Clone, Debug)]
 pub struct GenerateOptions {
@@ -44,6 +56,8 @@ pub struct GenerateOptions {
     pub seed: u64,
     /// Classes generated at the same time (each worker has its own JVM).
     pub jobs: usize,
+    /// `--total-budget`: the whole run's time (nightly mode).
+    pub total_budget: Option<Duration>,
 }
 
 impl GenerateOptions {
@@ -221,6 +235,7 @@ mod tests {
             mode: Mode::Incremental,
             seed: 0,
             jobs: 1,
+            total_budget: None,
         };
         assert!(options.selects("a.Foo"));
         assert!(options.selects("a.b.Foo"));
