@@ -20,7 +20,6 @@
 //! JDK and the Debian packages `scripts/setup.sh` installs (junit4, junit5,
 //! libhamcrest-java, libjacoco-java, libasm-java).
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -28,7 +27,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use serde_json::Value;
-use testgen_testkit::{compile_fixture, repo_root, scratch_dir};
+use testgen_testkit::{compile_fixture, files_under, repo_root, scratch_dir};
 
 const JARS: &str = "/usr/share/java";
 /// Runs per explored method: enough for every feasible branch of
@@ -113,24 +112,8 @@ fn generate_in(dir: &Path, classes: &Path, extra: &[&str]) -> Generated {
     }
 }
 
-/// Every file under `dir` by relative path, with its bytes.
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .map(|entry| entry.unwrap())
-        .filter(|entry| entry.file_type().is_file())
-        .map(|entry| {
-            let relative = entry.path().strip_prefix(dir).unwrap();
-            (
-                relative.to_string_lossy().into_owned(),
-                fs::read(entry.path()).unwrap(),
-            )
-        })
-        .collect()
-}
-
 fn java_sources(dir: &Path) -> Vec<PathBuf> {
-    files(dir)
+    files_under(dir)
         .keys()
         .filter(|name| name.ends_with(".java"))
         .map(|name| dir.join(name))
@@ -361,7 +344,7 @@ fn demo_tests_pass_on_junit_5_cover_90_percent_of_branches_and_are_reproducible(
         );
         assert_eq!(class["sha256"].as_str().unwrap().len(), 64);
     }
-    let written = files(&first.out);
+    let written = files_under(&first.out);
     assert_eq!(
         written.keys().cloned().collect::<Vec<_>>(),
         [
@@ -399,7 +382,7 @@ fn demo_tests_pass_on_junit_5_cover_90_percent_of_branches_and_are_reproducible(
 
     let second = generate("demo-junit5-again", classes, &["--max-runs", MAX_RUNS]);
     assert!(
-        files(&second.out) == written,
+        files_under(&second.out) == written,
         "a second run wrote different files"
     );
 }
@@ -413,7 +396,7 @@ fn demo_tests_pass_on_junit_4_with_the_vintage_engine_and_junit_core() {
         &["--junit", "4", "--max-runs", MAX_RUNS],
     );
     assert_eq!(generated.report["summary"]["junit"], 4);
-    for source in files(&generated.out).values() {
+    for source in files_under(&generated.out).values() {
         let text = String::from_utf8_lossy(source);
         assert!(text.contains("import org.junit.Test;"), "{text}");
     }
@@ -575,7 +558,7 @@ fn a_class_that_cannot_be_initialised_gets_no_order_dependent_tests_and_a_warnin
         generated.stderr
     );
     assert!(
-        !generated.out.exists() || files(&generated.out).is_empty(),
+        !generated.out.exists() || files_under(&generated.out).is_empty(),
         "no test file is written"
     );
 }

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
-use testgen_testkit::{java_sources, javac, repo_root, scratch_dir};
+use testgen_testkit::{files_under, java_sources, javac, repo_root, scratch_dir};
 
 /// Enough runs per method for the demo's branches, few enough to be quick.
 const MAX_RUNS: &str = "30";
@@ -124,7 +124,7 @@ impl Project {
     }
 
     fn files(&self) -> BTreeMap<String, Vec<u8>> {
-        files(&self.out())
+        files_under(&self.out())
     }
 }
 
@@ -200,22 +200,6 @@ fn real_java_bin() -> PathBuf {
         .parent()
         .unwrap()
         .to_path_buf()
-}
-
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    walkdir::WalkDir::new(dir)
-        .sort_by_file_name()
-        .into_iter()
-        .map(|entry| entry.unwrap())
-        .filter(|entry| entry.file_type().is_file())
-        .map(|entry| {
-            let relative = entry.path().strip_prefix(dir).unwrap();
-            (
-                relative.to_string_lossy().into_owned(),
-                fs::read(entry.path()).unwrap(),
-            )
-        })
-        .collect()
 }
 
 fn edit(path: &Path, from: &str, to: &str) {

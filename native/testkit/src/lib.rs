@@ -4,6 +4,7 @@
 //! Tests need `javac` and the jars that `scripts/setup.sh` installs; a
 //! missing tool is a test failure with a message saying so, never a skip.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -26,6 +27,26 @@ pub fn scratch_dir(tag: &str) -> PathBuf {
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).expect("the temporary directory is writable");
     dir
+}
+
+/// Every file under `dir` by relative path (with `/`), with its bytes.
+pub fn files_under(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(|entry| entry.expect("the directory is readable"))
+        .filter(|entry| entry.file_type().is_file())
+        .map(|entry| {
+            let relative = entry.path().strip_prefix(dir).expect("below dir");
+            let name: Vec<String> = relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            (
+                name.join("/"),
+                fs::read(entry.path()).expect("the file is readable"),
+            )
+        })
+        .collect()
 }
 
 /// Every `.java` file under `dir`, sorted.

@@ -70,6 +70,30 @@ pub struct ClassOutcome {
     pub fruitless_deepenings: Option<u32>,
 }
 
+impl ClassOutcome {
+    /// A generated class with nothing in it yet.
+    pub fn new(class: &LoadedClass) -> ClassOutcome {
+        ClassOutcome {
+            binary: class.binary.clone(),
+            sha256: class.sha256.clone(),
+            status: Status::Generated,
+            source: None,
+            tests: 0,
+            branches: 0,
+            branches_covered: 0,
+            infeasible: 0,
+            uncovered: Vec::new(),
+            failure: None,
+            effort: Effort::default(),
+            explorations: Vec::new(),
+            kept: None,
+            load_error: None,
+            note: None,
+            fruitless_deepenings: None,
+        }
+    }
+}
+
 /// A covering plan of an exploration (with the receiver observed).
 struct Candidate {
     plan: Plan,
@@ -185,24 +209,7 @@ pub fn generate_class(
     mut reuse: BTreeMap<String, Exploration>,
 ) -> Result<ClassOutcome, ExecError> {
     let started = Instant::now();
-    let mut result = ClassOutcome {
-        binary: class.binary.clone(),
-        sha256: class.sha256.clone(),
-        status: Status::Generated,
-        source: None,
-        tests: 0,
-        branches: 0,
-        branches_covered: 0,
-        infeasible: 0,
-        uncovered: Vec::new(),
-        failure: None,
-        effort: Effort::default(),
-        explorations: Vec::new(),
-        kept: None,
-        load_error: None,
-        note: None,
-        fruitless_deepenings: None,
-    };
+    let mut result = ClassOutcome::new(class);
     let Some(file) = program.class(&class.internal) else {
         result.failure = Some("the class could not be instrumented".into());
         return Ok(result);

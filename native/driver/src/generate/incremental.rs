@@ -24,7 +24,7 @@ use super::class::ClassOutcome;
 use super::fingerprint;
 use super::options::NIGHTLY_FRUITLESS_LIMIT;
 use super::program::LoadedClass;
-use super::report::{Effort, Status};
+use super::report::Status;
 
 /// The work a class needs.
 pub enum Job {
@@ -122,8 +122,6 @@ pub fn reusable(entry: Entry, keys: &BTreeMap<String, String>) -> BTreeMap<Strin
 pub fn outcome_from(class: &LoadedClass, entry: Entry, status: Status) -> ClassOutcome {
     let result = entry.result;
     ClassOutcome {
-        binary: class.binary.clone(),
-        sha256: class.sha256.clone(),
         status,
         source: result.source,
         tests: result.tests,
@@ -131,17 +129,13 @@ pub fn outcome_from(class: &LoadedClass, entry: Entry, status: Status) -> ClassO
         branches_covered: result.branches_covered,
         infeasible: result.infeasible,
         uncovered: result.uncovered,
-        failure: None,
-        effort: Effort::default(),
         explorations: entry
             .methods
             .into_iter()
             .map(|(signature, cached)| (signature, cached.exploration))
             .collect(),
         kept: result.kept,
-        load_error: None,
-        note: None,
-        fruitless_deepenings: None,
+        ..ClassOutcome::new(class)
     }
 }
 

@@ -550,22 +550,8 @@ fn revalidate(
 
 fn failed(class: &program::LoadedClass, reason: String) -> ClassOutcome {
     ClassOutcome {
-        binary: class.binary.clone(),
-        sha256: class.sha256.clone(),
-        status: Status::Generated,
-        source: None,
-        tests: 0,
-        branches: 0,
-        branches_covered: 0,
-        infeasible: 0,
-        uncovered: Vec::new(),
         failure: Some(reason),
-        effort: Effort::default(),
-        explorations: Vec::new(),
-        kept: None,
-        load_error: None,
-        note: None,
-        fruitless_deepenings: None,
+        ..ClassOutcome::new(class)
     }
 }
 
