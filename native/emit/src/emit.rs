@@ -726,6 +726,13 @@ impl<'a> Writer<'a> {
                     None => type_ref(class),
                 };
                 let ty = match self.values(index).0 {
+                    // A constant of the class's own type (`Rounding.HALF_UP`)
+                    // is declared with that type, so that calls on it need no
+                    // cast; other objects may be of a class the test cannot
+                    // name.
+                    Some(RenderedValue::Object { class: runtime, .. }) if runtime == class => {
+                        JType::Class(class.clone())
+                    }
                     Some(value) => static_type_of(value),
                     None => JType::object(),
                 };

@@ -99,6 +99,13 @@ pub enum Choice {
         descriptor: String,
         args: Vec<Spec>,
     },
+    /// `class.field`, a public static final field of type `class`
+    /// (`CSVFormat.DEFAULT`): how classes without a public constructor are
+    /// often meant to be used.
+    Constant {
+        class: String,
+        field: String,
+    },
 }
 
 /// A call made on the receiver before the call under test.
@@ -142,6 +149,9 @@ pub enum Act {
     },
     /// A statement that only puts an input's value in place (array stores).
     Realise,
+    /// A shared constant read from a static field: an object of `class`
+    /// whose state the replay does not know.
+    Constant { class: String },
 }
 
 #[derive(Clone, Debug)]
@@ -478,6 +488,12 @@ impl SpecBuilder<'_, '_> {
                 args,
             });
         }
+        for field in self.program.static_constants(class) {
+            choices.push(Choice::Constant {
+                class: class.to_string(),
+                field,
+            });
+        }
         choices
     }
 }
@@ -630,6 +646,7 @@ fn declare(spec: &Spec, bounds: &InputBounds, out: &mut String) {
                             declare(arg, bounds, out);
                         }
                     }
+                    Choice::Constant { .. } => {}
                 }
             }
         }
@@ -1076,6 +1093,22 @@ impl Realiser<'_> {
                             reference(Target::Statement(statement)),
                         )
                     }
+                    Choice::Constant { class, field } => {
+                        let statement = self.push(
+                            Statement::GetField {
+                                class: binary(class),
+                                name: field.clone(),
+                                receiver: None,
+                            },
+                            Act::Constant {
+                                class: class.clone(),
+                            },
+                        );
+                        (
+                            Value::Ref { statement },
+                            reference(Target::Statement(statement)),
+                        )
+                    }
                 }
             }
         }
@@ -1088,7 +1121,8 @@ fn choice_class(choice: &Choice) -> String {
         Choice::Boxed { class, .. }
         | Choice::Enum { class, .. }
         | Choice::New { class, .. }
-        | Choice::Factory { class, .. } => class.clone(),
+        | Choice::Factory { class, .. }
+        | Choice::Constant { class, .. } => class.clone(),
         Choice::PrimArray { element } => format!("[{}", element.descriptor_char()),
         Choice::RefArray { descriptor, .. } => descriptor.clone(),
     }

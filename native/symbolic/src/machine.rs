@@ -195,6 +195,13 @@ impl<'p, 'a> Replay<'p, 'a> {
     fn statement(&mut self, index: usize, act: &Act) -> Flow<()> {
         match act {
             Act::Realise => Ok(()),
+            Act::Constant { class } => {
+                let object = self.allocate(HeapObject::Opaque {
+                    class: class.clone(),
+                });
+                self.results[index] = Some(Sym::Ref(Reference::to(object, 0)));
+                Ok(())
+            }
             Act::Array {
                 class,
                 length,

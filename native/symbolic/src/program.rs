@@ -213,6 +213,35 @@ impl<'a> Program<'a> {
             .collect()
     }
 
+    /// The public static final fields of `class` whose type is `class`
+    /// itself (`CSVFormat.DEFAULT`), in declaration order; an enum's
+    /// constants are not among them (they have choices of their own).
+    pub fn static_constants(&self, class: &str) -> Vec<String> {
+        let Some(file) = self.classes.get(class) else {
+            return Vec::new();
+        };
+        if !file.access_flags.is_public() {
+            return Vec::new();
+        }
+        let own_type = format!("L{class};");
+        file.fields
+            .iter()
+            .filter(|f| {
+                let flags = f.access_flags;
+                flags.is_public()
+                    && flags.is_static()
+                    && flags.contains(AccessFlags::FINAL)
+                    && !flags.contains(AccessFlags::ENUM)
+                    && !flags.contains(AccessFlags::SYNTHETIC)
+            })
+            .filter_map(|f| {
+                let descriptor = f.descriptor(file).ok()?;
+                (descriptor == own_type.as_str())
+                    .then(|| f.name(file).ok().map(|n| n.into_owned()))?
+            })
+            .collect()
+    }
+
     /// An enum's constants in declaration order.
     pub fn enum_constants(&self, class: &str) -> Vec<String> {
         let Some(file) = self.classes.get(class) else {

@@ -1,5 +1,6 @@
 //! Objects whose class has no public constructor are built through its
-//! public static factories, both as parameters and as receivers.
+//! public static factories, both as parameters and as receivers, or taken
+//! from its public constants when it has neither.
 
 mod support;
 
@@ -48,5 +49,47 @@ fn parameters_and_receivers_come_from_static_factories() {
             .any(|r: &Reached| r.method == is_large.label() && r.outcome == outcome);
         assert!(reached, "isLarge {outcome:?}: {:?}", found.reached);
     }
+    executor.shutdown().ok();
+}
+
+#[test]
+fn receivers_come_from_constants_when_nothing_else_builds_them() {
+    let fixture = support::Fixture::compile("factory");
+    let program = fixture.program();
+    let mut executor = fixture.executor();
+    let to_whole = MethodKey::new("fixtures/factory/Rounding", "toWhole", "(J)J");
+    let found = explore(
+        &mut executor,
+        &program,
+        &to_whole,
+        &ExploreOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(found.failure, None);
+    // `cents < 0` (the first branch, at offset 3 after `lcmp`) and
+    // `cents % 100 >= 50` both ways: branches on the argument are steered
+    // although the receiver's state is not known to the replay.
+    for (offset, outcome) in [
+        (3, Outcome::Taken),
+        (3, Outcome::NotTaken),
+        (42, Outcome::Taken),
+        (42, Outcome::NotTaken),
+    ] {
+        let reached = found
+            .reached
+            .iter()
+            .any(|r| r.method == to_whole.label() && r.offset == offset && r.outcome == outcome);
+        assert!(reached, "toWhole {offset} {outcome:?}: {:?}", found.reached);
+    }
+    let uses_constant = found.tree.covering_inputs().iter().any(|plan| {
+        plan.statements.iter().any(|s| {
+            matches!(s, Statement::GetField { class, name, receiver: None }
+                if class == "fixtures.factory.Rounding" && name == "HALF_UP")
+        })
+    });
+    assert!(
+        uses_constant,
+        "a plan takes its receiver from Rounding.HALF_UP"
+    );
     executor.shutdown().ok();
 }
