@@ -1,13 +1,15 @@
 //! Exploration figures (a benchmark prints, it asserts nothing): paths per
 //! second, the solver's share of the time and how often a run took the
-//! path the solver predicted, on fixtures/explore.
+//! path the solver predicted, on fixtures/explore and on a sample of
+//! commons-codec (Debian's jar).
 //!
 //! `cargo bench -p testgen_symbolic --bench explore`
 
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use std::time::Instant;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use testgen_classfile::AccessFlags;
 use testgen_symbolic::explore::{explore, ExploreOptions};
@@ -27,9 +29,9 @@ struct Totals {
     failed: usize,
 }
 
-/// Explores up to `max_methods` public methods (in class and member order)
+/// Explores every `stride`-th public method (in class and member order)
 /// with `options`, and prints the figures.
-fn corpus(name: &str, fixture: &support::Fixture, options: ExploreOptions, max_methods: usize) {
+fn corpus(name: &str, fixture: &support::Fixture, options: ExploreOptions, stride: usize) {
     let program = fixture.program();
     let mut executor = fixture.executor();
     let mut methods = Vec::new();
@@ -50,7 +52,7 @@ fn corpus(name: &str, fixture: &support::Fixture, options: ExploreOptions, max_m
             }
         }
     }
-    methods.truncate(max_methods);
+    let methods: Vec<MethodKey> = methods.into_iter().step_by(stride).collect();
     let started = Instant::now();
     let mut totals = Totals::default();
     for key in &methods {
@@ -99,15 +101,27 @@ fn corpus(name: &str, fixture: &support::Fixture, options: ExploreOptions, max_m
 
 fn main() {
     let fixture = support::Fixture::compile("explore");
+    corpus("fixtures/explore", &fixture, ExploreOptions::default(), 1);
+    let jar = PathBuf::from("/usr/share/java/commons-codec.jar");
+    // Jar entries are `org/.../Name.class`; versioned copies are left out.
+    let classes = testgen_testkit::installed_jar_classes("/usr/share/java/commons-codec.jar")
+        .into_iter()
+        .filter(|(entry, _)| !entry.starts_with("META-INF/"))
+        .map(|(entry, bytes)| (entry.trim_end_matches(".class").to_string(), bytes))
+        .collect();
+    let codec = support::Fixture::new(classes, vec![jar], "org/apache/commons/codec/");
+    // Every fourth public method of the jar (a sample across all its
+    // packages) with the limits `make corpus` uses, so that the benchmark
+    // ends in minutes.
+    let options = ExploreOptions {
+        max_runs: 40,
+        budget: Duration::from_secs(5),
+        ..ExploreOptions::default()
+    };
     corpus(
-        "fixtures/explore",
-        &fixture,
-        ExploreOptions::default(),
-        usize::MAX,
+        "commons-codec (every 4th public method)",
+        &codec,
+        options,
+        4,
     );
-    // commons-codec is left out until a known defect is fixed: on some of
-    // its classes (digest.PureJavaCrc32 among them) the explorer's memory
-    // grows without bound and the time budget is overshot, so a run over
-    // its first 150 public methods was killed for memory once and did not
-    // end within 15 minutes another time.
 }
