@@ -21,10 +21,12 @@ import dev.testgen.common.JUnitDetector;
 
 import org.gradle.api.DefaultTask;
 import org.gradle.api.GradleException;
+import org.gradle.api.Task;
 import org.gradle.api.file.FileCollection;
 import org.gradle.api.file.FileSystemLocation;
 import org.gradle.api.logging.Logger;
 import org.gradle.api.provider.Provider;
+import org.gradle.api.specs.Spec;
 import org.gradle.api.tasks.CacheableTask;
 import org.gradle.api.tasks.Classpath;
 import org.gradle.api.tasks.Input;
@@ -69,6 +71,7 @@ public class GenerateTestsTask extends DefaultTask {
     private Object javaExecutable;
     private Integer junit;
     private Integer budgetSeconds;
+    private Integer totalBudgetSeconds;
     private Integer maxRuns;
     private List<String> includes;
     private List<String> excludes;
@@ -85,11 +88,30 @@ public class GenerateTestsTask extends DefaultTask {
                 properties.put(name, value);
             }
         }
+        // A nightly run exists to explore further than the last one: unchanged inputs must not
+        // skip it (UP-TO-DATE) nor bring back an earlier run's outputs (FROM-CACHE, which would
+        // also delete testgen's cache, the local state it builds on).
+        Spec<Task> nightly = new Spec<Task>() {
+            @Override
+            public boolean isSatisfiedBy(Task task) {
+                return NIGHTLY.equals(((GenerateTestsTask) task).getMode());
+            }
+        };
+        getOutputs().upToDateWhen(new Spec<Task>() {
+            @Override
+            public boolean isSatisfiedBy(Task task) {
+                return !NIGHTLY.equals(((GenerateTestsTask) task).getMode());
+            }
+        });
+        getOutputs().doNotCacheIf("mode nightly explores further on every run", nightly);
     }
+
+    /** The mode that is never up to date; testgen itself validates the mode's value. */
+    private static final String NIGHTLY = "nightly";
 
     /** Options that can also be given as {@code -Ptestgen.NAME=VALUE}. */
     private static final String[] PROPERTY_NAMES = {
-        "binary", "junit", "budgetSeconds", "maxRuns", "mode", "seed", "jobs",
+        "binary", "junit", "budgetSeconds", "totalBudgetSeconds", "maxRuns", "mode", "seed", "jobs",
     };
 
     /** Where unset options come from; the plugin passes the project's extension. */
@@ -261,6 +283,18 @@ public class GenerateTestsTask extends DefaultTask {
         this.budgetSeconds = budgetSeconds;
     }
 
+    /** The whole run's time in seconds ({@code --total-budget}, meant for mode nightly); unset: none. */
+    @Input
+    @Optional
+    public Integer getTotalBudgetSeconds() {
+        Integer configured = totalBudgetSeconds != null ? totalBudgetSeconds : defaults.getTotalBudgetSeconds();
+        return configured != null ? configured : intProperty("totalBudgetSeconds");
+    }
+
+    public void setTotalBudgetSeconds(Integer totalBudgetSeconds) {
+        this.totalBudgetSeconds = totalBudgetSeconds;
+    }
+
     /** Runs of one method at most while exploring ({@code --max-runs}); unset: testgen's default. */
     @Input
     @Optional
@@ -291,6 +325,11 @@ public class GenerateTestsTask extends DefaultTask {
         this.excludes = new ArrayList<String>(excludes);
     }
 
+    /**
+     * {@code --mode}: {@code incremental} (the default), {@code full} or {@code nightly}, passed as
+     * given (testgen rejects anything else). In mode nightly the task is never up to date and its
+     * outputs are not taken from the build cache.
+     */
     @Input
     public String getMode() {
         String configured = mode != null ? mode : defaults.getMode();
@@ -404,6 +443,10 @@ public class GenerateTestsTask extends DefaultTask {
         if (getBudgetSeconds() != null) {
             command.add("--budget");
             command.add(String.valueOf(getBudgetSeconds()));
+        }
+        if (getTotalBudgetSeconds() != null) {
+            command.add("--total-budget");
+            command.add(String.valueOf(getTotalBudgetSeconds()));
         }
         if (getMaxRuns() != null) {
             command.add("--max-runs");

@@ -14,6 +14,7 @@ public class TestgenExtension {
     private Object binary;
     private Integer junit;
     private Integer budgetSeconds;
+    private Integer totalBudgetSeconds;
     private Integer maxRuns;
     private List<String> includes = new ArrayList<String>();
     private List<String> excludes = new ArrayList<String>();
@@ -78,6 +79,15 @@ public class TestgenExtension {
         this.budgetSeconds = budgetSeconds;
     }
 
+    /** The whole run's time in seconds ({@code --total-budget}, meant for mode nightly); unset: none. */
+    public Integer getTotalBudgetSeconds() {
+        return totalBudgetSeconds;
+    }
+
+    public void setTotalBudgetSeconds(Integer totalBudgetSeconds) {
+        this.totalBudgetSeconds = totalBudgetSeconds;
+    }
+
     /** Class name patterns to test ({@code --include}, repeated); empty: every class. */
     public List<String> getIncludes() {
         return includes;
@@ -104,7 +114,10 @@ public class TestgenExtension {
         excludes.addAll(Arrays.asList(patterns));
     }
 
-    /** {@code incremental} (only changed classes) or {@code full} ({@code --mode}); unset: incremental. */
+    /**
+     * {@code incremental} (only changed classes), {@code full} or {@code nightly} (incremental plus
+     * deeper exploration, with {@code totalBudgetSeconds}) ({@code --mode}); unset: incremental.
+     */
     public String getMode() {
         return mode;
     }
