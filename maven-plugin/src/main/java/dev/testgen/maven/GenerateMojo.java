@@ -12,6 +12,7 @@ import java.util.Deque;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 import dev.testgen.common.BinaryLocator;
@@ -23,11 +24,14 @@ import org.apache.maven.plugin.AbstractMojo;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
 import org.apache.maven.plugin.logging.Log;
+import org.apache.maven.plugins.annotations.Component;
 import org.apache.maven.plugins.annotations.LifecyclePhase;
 import org.apache.maven.plugins.annotations.Mojo;
 import org.apache.maven.plugins.annotations.Parameter;
 import org.apache.maven.plugins.annotations.ResolutionScope;
 import org.apache.maven.project.MavenProject;
+import org.apache.maven.toolchain.Toolchain;
+import org.apache.maven.toolchain.ToolchainManager;
 
 /**
  * Runs {@code testgen generate} on the module's compiled classes and adds the generated JUnit
@@ -45,6 +49,9 @@ public class GenerateMojo extends AbstractMojo {
 
     @Parameter(defaultValue = "${session}", readonly = true, required = true)
     private MavenSession session;
+
+    @Component
+    private ToolchainManager toolchainManager;
 
     /** Skips the goal. */
     @Parameter(property = "testgen.skip", defaultValue = "false")
@@ -82,9 +89,22 @@ public class GenerateMojo extends AbstractMojo {
             required = true)
     private File cacheDir;
 
-    /** The {@code java} that runs the code under test ({@code --java}); unset: Maven's JVM. */
+    /**
+     * The {@code java} that runs the code under test ({@code --java}). Unset: the {@code java} of
+     * the build's JDK toolchain (see {@link #jdkToolchain}), else of the JVM running Maven.
+     */
     @Parameter(property = "testgen.javaExecutable")
     private File javaExecutable;
+
+    /**
+     * Requirements of the JDK toolchain whose {@code java} runs the code, as in the compiler and
+     * surefire plugins: {@code <jdkToolchain><version>17</version></jdkToolchain>} picks a
+     * matching {@code jdk} toolchain from {@code toolchains.xml} (no maven-toolchains-plugin
+     * needed); none matching fails the build. Unset: the toolchain maven-toolchains-plugin
+     * selected, if it ran.
+     */
+    @Parameter
+    private Map<String, String> jdkToolchain;
 
     /**
      * JUnit generation, 5 or 4 ({@code --junit}); testgen rejects anything else. Unset: detected
@@ -96,6 +116,10 @@ public class GenerateMojo extends AbstractMojo {
     /** Time budget per class in seconds ({@code --budget}); unset: testgen's default. */
     @Parameter(property = "testgen.budgetSeconds")
     private Integer budgetSeconds;
+
+    /** The whole run's time in seconds ({@code --total-budget}, meant for mode nightly); unset: none. */
+    @Parameter(property = "testgen.totalBudgetSeconds")
+    private Integer totalBudgetSeconds;
 
     /** Runs of one method at most while exploring ({@code --max-runs}); unset: testgen's default. */
     @Parameter(property = "testgen.maxRuns")
@@ -109,7 +133,11 @@ public class GenerateMojo extends AbstractMojo {
     @Parameter
     private List<String> excludes = new ArrayList<String>();
 
-    /** {@code incremental} (only changed classes) or {@code full} ({@code --mode}). */
+    /**
+     * {@code --mode}: {@code incremental} (only changed classes), {@code full} or {@code nightly}
+     * (incremental plus deeper exploration, with {@link #totalBudgetSeconds}); passed as given,
+     * testgen rejects anything else.
+     */
     @Parameter(property = "testgen.mode", defaultValue = "incremental")
     private String mode;
 
@@ -138,12 +166,12 @@ public class GenerateMojo extends AbstractMojo {
                 throw new MojoExecutionException("testgen: cannot create the directory " + dir);
             }
         }
-        List<String> command = commandLine(resolveBinary(), classpath(), junitVersion());
+        List<String> command = commandLine(resolveBinary(), classpath(), junitVersion(), java());
         getLog().debug("testgen: running " + command);
         run(command);
     }
 
-    private List<String> commandLine(File testgen, List<String> classpath, int junitVersion) {
+    private List<String> commandLine(File testgen, List<String> classpath, int junitVersion, File java) {
         List<String> command = new ArrayList<String>();
         command.add(testgen.getAbsolutePath());
         command.add("generate");
@@ -160,12 +188,16 @@ public class GenerateMojo extends AbstractMojo {
         command.add("--report");
         command.add(reportDirectory.getAbsolutePath());
         command.add("--java");
-        command.add(java().getAbsolutePath());
+        command.add(java.getAbsolutePath());
         command.add("--junit");
         command.add(String.valueOf(junitVersion));
         if (budgetSeconds != null) {
             command.add("--budget");
             command.add(String.valueOf(budgetSeconds));
+        }
+        if (totalBudgetSeconds != null) {
+            command.add("--total-budget");
+            command.add(String.valueOf(totalBudgetSeconds));
         }
         if (maxRuns != null) {
             command.add("--max-runs");
@@ -283,11 +315,41 @@ public class GenerateMojo extends AbstractMojo {
         return detected.version;
     }
 
-    private File java() {
+    /**
+     * The {@code java} for {@code --java}: {@code javaExecutable}, else the JDK toolchain's (the
+     * one matching {@code jdkToolchain}, else the one maven-toolchains-plugin selected), else the
+     * JVM running Maven. Says at info level which one it is.
+     */
+    private File java() throws MojoExecutionException {
         if (javaExecutable != null) {
+            getLog().info("testgen: java " + javaExecutable + " (javaExecutable)");
             return javaExecutable;
         }
-        return new File(new File(System.getProperty("java.home"), "bin"), isWindows() ? "java.exe" : "java");
+        Toolchain toolchain = null;
+        String how = null;
+        if (jdkToolchain != null && !jdkToolchain.isEmpty()) {
+            List<Toolchain> matching = toolchainManager.getToolchains(session, "jdk", jdkToolchain);
+            if (matching == null || matching.isEmpty()) {
+                throw new MojoExecutionException("testgen: no jdk toolchain in toolchains.xml matches <jdkToolchain> "
+                        + jdkToolchain + " (Maven reads ~/.m2/toolchains.xml, or the file given with -t)");
+            }
+            toolchain = matching.get(0);
+            how = "toolchain " + toolchain + " matching <jdkToolchain> " + jdkToolchain;
+        } else {
+            toolchain = toolchainManager.getToolchainFromBuildContext("jdk", session);
+            how = "toolchain " + toolchain + " selected by maven-toolchains-plugin";
+        }
+        if (toolchain != null) {
+            String tool = toolchain.findTool("java");
+            if (tool == null) {
+                throw new MojoExecutionException("testgen: the " + how + " has no bin/java");
+            }
+            getLog().info("testgen: java " + tool + " (" + how + ")");
+            return new File(tool);
+        }
+        File own = new File(new File(System.getProperty("java.home"), "bin"), isWindows() ? "java.exe" : "java");
+        getLog().info("testgen: java " + own + " (the JVM running Maven)");
+        return own;
     }
 
     private void run(List<String> command) throws MojoExecutionException, MojoFailureException {
