@@ -18,8 +18,15 @@
 //! project, a copy of the build in another directory takes the outputs
 //! FROM-CACHE, and a class that cannot be loaded (its superclass is a
 //! compileOnly dependency) leaves the build green with testgen's line about
-//! it in the output. Maven only: a second build reports every class
-//! `unchanged` and leaves the generated tests as they were.
+//! it in the output; a nightly `generateTests` (`mode`, `totalBudgetSeconds`
+//! from `-P`) runs again when nothing changed, neither UP-TO-DATE nor
+//! FROM-CACHE. Maven only: a second build reports every class `unchanged`
+//! and leaves the generated tests as they were; without a toolchain the
+//! plugin says it uses Maven's JVM; with `<jdkToolchain>` and a
+//! `toolchains.xml` (`-t`) testgen runs that toolchain's `java` (a logging
+//! wrapper) in a nightly run, a `totalBudgetSeconds` testgen rejects fails
+//! the build with testgen's message, and a `<jdkToolchain>` nothing matches
+//! fails it with the plugin's.
 //!
 //! Gradle TestKit is not used: the Tooling API it runs on cannot start
 //! Debian's Gradle 4.4.1 installation (`/usr/share/gradle/lib` holds only
@@ -39,6 +46,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -243,6 +251,29 @@ fn report(dir: &Path) -> Vec<(String, String, u64)> {
         .collect()
 }
 
+/// `testgen-report.json` in `dir`: the run's mode (from the summary) and
+/// each class's `reason` (what a nightly run did with it), where it has one.
+fn nightly_report(dir: &Path) -> (String, Vec<(String, String)>) {
+    let path = dir.join("testgen-report.json");
+    let text =
+        fs::read_to_string(&path).unwrap_or_else(|e| panic!("{} must exist: {e}", path.display()));
+    let json: serde_json::Value = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not JSON: {e}\n{text}", path.display()));
+    let mode = json["summary"]["mode"].as_str().unwrap_or("").to_string();
+    let reasons = json["classes"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{} has no classes array:\n{text}", path.display()))
+        .iter()
+        .filter_map(|entry| {
+            Some((
+                entry["class"].as_str()?.to_string(),
+                entry["reason"].as_str()?.to_string(),
+            ))
+        })
+        .collect();
+    (mode, reasons)
+}
+
 /// The hand-written sources of a project: every file under each
 /// `*/src/test`, by path, with its bytes.
 fn hand_written(project: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
@@ -323,26 +354,31 @@ fn assert_missing_binary_message(run: &Run, reason: &str) {
 /// What the binary itself says about `--junit 3`: the first line of its
 /// error output, which the build must show.
 fn message_for_junit_3(classes: &Path, scratch: &Path) -> String {
+    message_for(classes, scratch, &["--junit", "3"])
+}
+
+/// The first line of what the binary says when `bad` makes it fail.
+fn message_for(classes: &Path, scratch: &Path, bad: &[&str]) -> String {
     let output = Command::new(testgen())
         .arg("generate")
         .arg("--classes")
         .arg(classes)
         .arg("--out")
-        .arg(scratch.join("junit3/out"))
+        .arg(scratch.join("bad-option/out"))
         .arg("--cache")
-        .arg(scratch.join("junit3/cache"))
+        .arg(scratch.join("bad-option/cache"))
         .arg("--report")
-        .arg(scratch.join("junit3/report"))
-        .args(["--junit", "3"])
+        .arg(scratch.join("bad-option/report"))
+        .args(bad)
         .output()
         .expect("the testgen binary runs");
-    assert!(!output.status.success(), "testgen accepted --junit 3");
+    assert!(!output.status.success(), "testgen accepted {bad:?}");
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     stderr
         .lines()
         .map(str::trim)
         .find(|line| !line.is_empty())
-        .unwrap_or_else(|| panic!("testgen failed on --junit 3 without a message"))
+        .unwrap_or_else(|| panic!("testgen failed on {bad:?} without a message"))
         .to_string()
 }
 
@@ -503,6 +539,55 @@ fn gradle_multi_project_build_generates_and_runs_tests_in_every_project() {
         );
     }
 
+    // Mode nightly: never UP-TO-DATE, never FROM-CACHE, even when nothing
+    // changed since the last nightly run. The second run, with `--info`,
+    // shows why Gradle ran the task and the command line the plugin ran.
+    for attempt in ["first", "second"] {
+        let mut extra = vec![
+            "-Ptestgen.mode=nightly",
+            "-Ptestgen.totalBudgetSeconds=1",
+            ":core:generateTests",
+        ];
+        if attempt == "second" {
+            extra.push("--info");
+        }
+        let nightly = run(&sample, "gradle", &sample_args(&extra));
+        assert_succeeded(&nightly, &format!("the {attempt} nightly generateTests"));
+        assert!(
+            nightly
+                .output
+                .lines()
+                .any(|line| line.trim_end() == ":core:generateTests")
+                && nightly.output.contains("testgen: 2 classes"),
+            "the {attempt} nightly generateTests did not run testgen:\n{}",
+            nightly.output
+        );
+        let (mode, _) = nightly_report(&sample.join("core/build/reports/testgen"));
+        assert_eq!(mode, "nightly", "the mode in core's report");
+        if attempt == "second" {
+            for wanted in [
+                "is not up-to-date because:\n  Task.upToDateWhen is false.",
+                "Caching disabled for task ':core:generateTests': 'mode nightly explores further on every run' satisfied",
+            ] {
+                assert!(
+                    nightly.output.contains(wanted),
+                    "the second nightly run's log lacks {wanted:?}:\n{}",
+                    nightly.output
+                );
+            }
+            assert!(
+                nightly
+                    .output
+                    .lines()
+                    .any(|line| line.starts_with("Running [")
+                        && line.contains(", --total-budget, 1, ")
+                        && line.contains(", --mode, nightly")),
+                "the plugin did not pass --total-budget 1 and --mode nightly:\n{}",
+                nightly.output
+            );
+        }
+    }
+
     // A bad option fails the build with testgen's own message.
     let message = message_for_junit_3(&sample.join("core/build/classes/java/main"), &scratch);
     let bad = run(
@@ -625,7 +710,15 @@ fn maven_multi_module_build_generates_and_runs_tests_in_every_module() {
     let hand_written_before = hand_written(&sample.dir);
 
     // generate-test-sources runs the plugin; test compiles and runs the result.
-    assert_succeeded(&sample.mvn(&["test"]), "mvn test");
+    let first = sample.mvn(&["test"]);
+    assert_succeeded(&first, "mvn test");
+    // No javaExecutable, no toolchain: the JVM running Maven, and it says so.
+    assert_eq!(
+        first.output.matches(" (the JVM running Maven)").count(),
+        MAVEN_MODULES.len(),
+        "the plugin does not say, once per module, that it uses Maven's JVM:\n{}",
+        first.output
+    );
     let mut all_generated = Vec::new();
     for (module, classes) in MAVEN_MODULES {
         let dir = sample.dir.join(module);
@@ -725,4 +818,145 @@ fn maven_multi_module_build_generates_and_runs_tests_in_every_module() {
         "the message does not name <binary>:\n{}",
         missing.output
     );
+
+    maven_toolchain_and_nightly(&sample);
+}
+
+/// The end of the Maven test, on its built sample (classes unchanged, so
+/// each build is short): the JDK toolchain and mode nightly.
+///
+/// maven-toolchains-plugin is not in Debian's repository, so the toolchain
+/// is chosen the other way the plugin supports: `<jdkToolchain>`
+/// requirements matched against the `toolchains.xml` given with `-t`. Its
+/// JDK is a copy of the real one's `release` file and a `bin/java` that logs
+/// each start, then runs the real `java`.
+fn maven_toolchain_and_nightly(sample: &MavenSample) {
+    let jdk = sample.scratch.join("toolchain-jdk");
+    let log = sample.scratch.join("toolchain-java.log");
+    let real_home = real_jdk_home();
+    fs::create_dir_all(jdk.join("bin")).unwrap();
+    fs::copy(real_home.join("release"), jdk.join("release")).unwrap();
+    let java = jdk.join("bin/java");
+    fs::write(
+        &java,
+        format!(
+            "#!/bin/sh\necho \"java $*\" >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            real_home.join("bin/java").display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&java, fs::Permissions::from_mode(0o755)).unwrap();
+    let toolchains = sample.scratch.join("toolchains.xml");
+    fs::write(
+        &toolchains,
+        format!(
+            "<toolchains><toolchain><type>jdk</type>\
+             <provides><version>17</version><vendor>testgen-test</vendor></provides>\
+             <configuration><jdkHome>{}</jdkHome></configuration>\
+             </toolchain></toolchains>\n",
+            jdk.display()
+        ),
+    )
+    .unwrap();
+    // The sample's plugin configuration asks for that toolchain.
+    let pom = sample.dir.join("pom.xml");
+    let text = fs::read_to_string(&pom).unwrap();
+    assert!(text.contains("<seed>42</seed>"), "the sample's pom changed");
+    fs::write(
+        &pom,
+        text.replace(
+            "<seed>42</seed>",
+            "<seed>42</seed><jdkToolchain><vendor>testgen-test</vendor></jdkToolchain>",
+        ),
+    )
+    .unwrap();
+    let toolchains = toolchains.to_string_lossy().into_owned();
+
+    // Mode nightly with time to spare: app's Checkout has branches left
+    // open, so testgen explores it again, on the toolchain's java.
+    let nightly = sample.mvn(&[
+        "-t",
+        &toolchains,
+        "-Dtestgen.mode=nightly",
+        "-Dtestgen.totalBudgetSeconds=120",
+        "generate-test-sources",
+    ]);
+    assert_succeeded(&nightly, "mvn generate-test-sources with a toolchain");
+    let used = format!("testgen: java {} (toolchain ", java.display());
+    assert_eq!(
+        nightly.output.matches(&used).count(),
+        MAVEN_MODULES.len(),
+        "the plugin does not say, once per module, that it uses the toolchain's java:\n{}",
+        nightly.output
+    );
+    let starts = fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        starts.lines().count() > 0 && starts.lines().all(|line| line.starts_with("java ")),
+        "testgen did not run the toolchain's java (log: {starts:?}):\n{}",
+        nightly.output
+    );
+    for (module, _) in MAVEN_MODULES {
+        let (mode, _) = nightly_report(&sample.dir.join(module).join("target/site/testgen"));
+        assert_eq!(mode, "nightly", "{module}: the mode in the report");
+    }
+    let (_, reasons) = nightly_report(&sample.dir.join("app/target/site/testgen"));
+    assert!(
+        reasons
+            .iter()
+            .any(|(class, reason)| class == "com.example.shop.Checkout"
+                && reason.starts_with("nightly: deeper exploration")),
+        "app: Checkout was not explored deeper: {reasons:?}"
+    );
+
+    // testgen, not the plugin, checks the total budget: a value it rejects
+    // fails the build with its message, so the option reached it.
+    let message = message_for(
+        &sample.dir.join("core/target/classes"),
+        &sample.scratch,
+        &["--total-budget", "0"],
+    );
+    let rejected = sample.mvn(&[
+        "-t",
+        &toolchains,
+        "-Dtestgen.mode=nightly",
+        "-Dtestgen.totalBudgetSeconds=0",
+        "generate-test-sources",
+    ]);
+    assert!(
+        !rejected.success
+            && rejected
+                .output
+                .lines()
+                .any(|line| line.starts_with("[ERROR]") && line.contains(&message)),
+        "totalBudgetSeconds 0 did not fail the build with testgen's message {message:?}:\n{}",
+        rejected.output
+    );
+
+    // No toolchain matches (no -t): the build fails and says why, rather
+    // than running another java.
+    let unmatched = sample.mvn(&["generate-test-sources"]);
+    let message =
+        "testgen: no jdk toolchain in toolchains.xml matches <jdkToolchain> {vendor=testgen-test}";
+    assert!(
+        !unmatched.success
+            && unmatched
+                .output
+                .lines()
+                .any(|line| line.starts_with("[ERROR]") && line.contains(message)),
+        "an unmatched <jdkToolchain> did not fail the build with {message:?}:\n{}",
+        unmatched.output
+    );
+}
+
+/// The home of the JDK whose `java` is first on `PATH` (links followed).
+fn real_jdk_home() -> PathBuf {
+    let output = Command::new("sh")
+        .args(["-c", "command -v java"])
+        .output()
+        .expect("sh runs");
+    let java = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    let java = fs::canonicalize(&java)
+        .unwrap_or_else(|e| panic!("java must be installed ({java:?}): {e}"));
+    java.parent().and_then(Path::parent).unwrap().to_path_buf()
 }
