@@ -396,7 +396,7 @@ fn nightly_runs_explore_open_classes_deeper_until_nothing_new_is_found() {
     };
     assert!(open(&daily) > 0, "{:#}", daily.class(class));
 
-    let nightly = [&only[..], &["--mode", "nightly"]].concat();
+    let nightly = [&only[..], &["--mode", "nightly", "--total-budget", "600"]].concat();
     let mut fruitless = 0;
     let mut best = covered(&daily);
     let mut runs = 0;
@@ -406,6 +406,8 @@ fn nightly_runs_explore_open_classes_deeper_until_nothing_new_is_found() {
         runs += 1;
         assert!(runs <= 12, "nightly runs never settled");
         let run = project.generate(&nightly);
+        assert_eq!(run.report["summary"]["mode"], "nightly");
+        assert_eq!(run.report["summary"]["total_budget_seconds"], 600.0);
         let reason = run.class(class)["reason"]
             .as_str()
             .unwrap_or("")

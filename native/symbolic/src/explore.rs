@@ -251,7 +251,10 @@ fn explore_in_fresh_context(
 }
 
 /// The empty prefix, then sequences of the class's other public instance
-/// methods, shortest first, in name order.
+/// methods, shortest first: the calls that write a field the target reads
+/// (setters, `add`, `increment`) before the others, each group in name
+/// order, so that the contexts kept within `max_contexts` are the ones
+/// that matter.
 fn contexts(
     program: &Program<'_>,
     target: &MethodKey,
@@ -280,7 +283,12 @@ fn contexts(
             (!skip).then_some((name, descriptor))
         })
         .collect();
-    calls.sort();
+    let (target_reads, _) = program.field_accesses(target);
+    let prepares = |(name, descriptor): &(String, String)| {
+        let (_, writes) = program.field_accesses(&MethodKey::new(&target.class, name, descriptor));
+        !writes.is_disjoint(&target_reads)
+    };
+    calls.sort_by_cached_key(|call| (!prepares(call), call.clone()));
     // The same call repeated (a counter that needs several increments)
     // first, then every sequence, shortest first.
     for call in &calls {

@@ -2,7 +2,7 @@
 //! internal name, and the instrumenter's tables that tie trace events to
 //! methods and bytecode offsets.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use testgen_classfile::access::AccessFlags;
 use testgen_classfile::instruction::{opcode, Instruction, Operands};
@@ -114,6 +114,51 @@ impl<'a> Program<'a> {
                 && m.descriptor(class).is_ok_and(|d| d == key.descriptor)
         })?;
         Some((class, member))
+    }
+
+    /// The fields of `key.class` that the method reads and writes, in its
+    /// own code and in the methods of the same class it calls, directly or
+    /// not: (read, written). Tells which calls can prepare a receiver for
+    /// another (a setter writes what the method under test reads).
+    pub fn field_accesses(&self, key: &MethodKey) -> (BTreeSet<String>, BTreeSet<String>) {
+        let (mut read, mut written) = (BTreeSet::new(), BTreeSet::new());
+        let mut seen = BTreeSet::new();
+        let mut pending = vec![key.clone()];
+        while let Some(next) = pending.pop() {
+            if !seen.insert(next.clone()) {
+                continue;
+            }
+            let Some((class, member)) = self.method(&next) else {
+                continue;
+            };
+            let Ok(Some(code)) = member.code(class) else {
+                continue;
+            };
+            for instruction in code.instructions().filter_map(|i| i.ok()) {
+                let Operands::Constant(index) = instruction.operands else {
+                    continue;
+                };
+                let Ok(member) = class.constant_pool.member_ref(index) else {
+                    continue;
+                };
+                if member.class != key.class.as_str() {
+                    continue;
+                }
+                match instruction.opcode {
+                    opcode::GETFIELD => {
+                        read.insert(member.name.into_owned());
+                    }
+                    opcode::PUTFIELD => {
+                        written.insert(member.name.into_owned());
+                    }
+                    opcode::INVOKEVIRTUAL | opcode::INVOKESPECIAL | opcode::INVOKESTATIC => {
+                        pending.push(MethodKey::new(&key.class, &member.name, &member.descriptor));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        (read, written)
     }
 
     /// The instruction at `offset` of a method.

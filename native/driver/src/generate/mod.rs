@@ -112,6 +112,7 @@ pub fn generate(
                 Mode::Nightly => "nightly",
             },
             seed: options.seed,
+            total_budget_seconds: options.total_budget.map(|b| b.as_secs_f64()),
             wall_seconds: 0.0,
             effort: Effort::default(),
             peak_rss_kib: 0,

@@ -131,6 +131,9 @@ pub struct Summary {
     pub junit: u8,
     pub mode: &'static str,
     pub seed: u64,
+    /// `--total-budget`, when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_budget_seconds: Option<f64>,
     pub wall_seconds: f64,
     /// The classes' efforts added up (their `seconds` add up to more than
     /// the wall time when classes ran in parallel).
@@ -262,6 +265,7 @@ mod tests {
                 junit: 5,
                 mode: "full",
                 seed: 0,
+                total_budget_seconds: None,
                 wall_seconds: 1.25,
                 effort: Effort::default(),
                 peak_rss_kib: 0,
