@@ -36,6 +36,7 @@ use std::time::Instant;
 
 use testgen_emit::{validate_and_prune, TestClass, ValidateError, Validator};
 use testgen_exec::{ExecError, Executor, ExecutorConfig};
+use testgen_symbolic::explore::ExploreOptions;
 
 use cache::{Cache, Lookup};
 use class::{generate_class, ClassOutcome};
@@ -515,6 +516,11 @@ fn start_executor(
         options.cache.join("executor"),
     );
     config.scratch_dir = options.cache.join("work");
+    // Measuring, shrinking and re-running a test get the time a run gets
+    // while exploring: a plan slower than that is no test (and with the
+    // executor's longer default, classes whose plans can loop, such as
+    // commons-cli's HelpFormatter, spent minutes waiting on them).
+    config.plan_timeout = ExploreOptions::default().run_timeout;
     std::fs::create_dir_all(&config.scratch_dir)
         .map_err(|e| GenerateError::Output(format!("{}: {e}", config.scratch_dir.display())))?;
     let mut executor = Executor::start(config)?;
