@@ -32,7 +32,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The Rust toolchain comes with the machine (rustup's; it cannot be fetched
+# offline, and Debian's rustc is too old): check it, say what is missing.
 if ! command -v cargo >/dev/null 2>&1; then
-  echo "setup: cargo is not on PATH; install the Rust toolchain (rustup) first" >&2
+  echo "setup: cargo is not on PATH; testgen needs Rust 1.89 or newer (rustup)" >&2
+  exit 1
+fi
+rust_minor=$(cargo --version | sed -n 's/^cargo 1\.\([0-9]*\)\..*/\1/p')
+if [ -n "$rust_minor" ] && [ "$rust_minor" -lt 89 ]; then
+  echo "setup: $(cargo --version) is too old; testgen needs Rust 1.89 or newer (std's file locks)" >&2
   exit 1
 fi
