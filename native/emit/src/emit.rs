@@ -229,7 +229,18 @@ pub fn emit_cases(class: &TestClass, cases: &[usize]) -> EmittedClass {
     for &index in cases {
         let case = &class.tests[index];
         match write_case(case, class.junit, &package, &mut statics) {
-            Ok(method) => methods.push((index, method)),
+            // Two plans can read the same (a difference the source does not
+            // show); the second would only repeat the first.
+            Ok(method) => match methods
+                .iter()
+                .find(|(_, earlier): &&(usize, Method)| earlier.lines == method.lines)
+            {
+                Some((earlier, _)) => skipped.push(Skipped {
+                    case: index,
+                    reason: format!("reads the same as test case {earlier}"),
+                }),
+                None => methods.push((index, method)),
+            },
             Err(reason) => skipped.push(Skipped {
                 case: index,
                 reason,

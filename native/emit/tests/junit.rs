@@ -598,3 +598,29 @@ fn output_is_byte_identical_for_the_same_input_and_for_new_runs() {
     let rerun = class(VALUES, JUnit::Four, values_cases(&mut other));
     assert_eq!(emit(&values).source, emit(&rerun).source);
 }
+
+#[test]
+fn a_case_that_reads_the_same_as_an_earlier_one_is_left_out() {
+    let mut executor = executor();
+    let mut cases = cart_cases(&mut executor);
+    let twice = cases[0].clone();
+    cases.push(twice);
+    let last = cases.len() - 1;
+    let emitted = emit(&class(CART, JUnit::Five, cases.clone()));
+    assert!(
+        emitted.methods.iter().all(|m| m.case != last),
+        "the repeated case got a method"
+    );
+    let skipped = emitted
+        .skipped
+        .iter()
+        .find(|s| s.case == last)
+        .expect("the repeated case is reported as skipped");
+    assert_eq!(skipped.reason, "reads the same as test case 0");
+    assert_eq!(
+        emitted.methods.len(),
+        emit(&class(CART, JUnit::Five, cases[..last].to_vec()))
+            .methods
+            .len()
+    );
+}
