@@ -25,7 +25,7 @@ pub(crate) fn encode(bytes: &[u8]) -> String {
 
 pub(crate) fn decode(text: &str) -> Result<Vec<u8>, String> {
     let bytes = text.as_bytes();
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(format!("base64 of length {} is not padded", bytes.len()));
     }
     let mut out = Vec::with_capacity(bytes.len() / 4 * 3);

@@ -232,7 +232,7 @@ const EVENT_SIZE: usize = 21;
 /// Decodes one thread's events. `classes` is the thread's table of class
 /// names that reference operands point into.
 pub(crate) fn decode(bytes: &[u8], classes: &[String]) -> Result<Vec<TraceEvent>, String> {
-    if bytes.len() % EVENT_SIZE != 0 {
+    if !bytes.len().is_multiple_of(EVENT_SIZE) {
         return Err(format!(
             "trace of {} bytes is not a whole number of events",
             bytes.len()
