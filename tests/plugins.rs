@@ -126,6 +126,18 @@ fn copy_project(from: &Path, to: &Path) {
 }
 
 /// Every file under `dir` with the extension `ext`, sorted.
+/// The test classes a project's test task must run: the generated ones
+/// (binary name, source) and the hand-written ones under `src/test/java`.
+fn test_classes(project: &Path, generated: &[(String, String)]) -> BTreeSet<String> {
+    let mut expected: BTreeSet<String> = generated.iter().map(|(c, _)| c.clone()).collect();
+    let sources = project.join("src/test/java");
+    for path in files_with(&sources, "java") {
+        let class = path.strip_prefix(&sources).unwrap();
+        expected.insert(class.with_extension("").to_string_lossy().replace('/', "."));
+    }
+    expected
+}
+
 fn files_with(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
@@ -460,11 +472,7 @@ fn gradle_multi_project_build_generates_and_runs_tests_in_every_project() {
         let dir = sample.join(project);
         // JUnit 4: detected from junit4.jar on the test classpath.
         let generated = generated_for(&dir.join("build/generated-tests/testgen/java"), classes, 4);
-        let mut expected: BTreeSet<String> = generated.iter().map(|(c, _)| c.clone()).collect();
-        for path in files_with(&dir.join("src/test/java"), "java") {
-            let class = path.strip_prefix(dir.join("src/test/java")).unwrap();
-            expected.insert(class.with_extension("").to_string_lossy().replace('/', "."));
-        }
+        let expected = test_classes(&dir, &generated);
         tests_run(&dir.join("build/test-results/test"), &expected);
         let statuses = report(&dir.join("build/reports/testgen"));
         for class in classes {
@@ -728,11 +736,7 @@ fn maven_multi_module_build_generates_and_runs_tests_in_every_module() {
             classes,
             5,
         );
-        let mut expected: BTreeSet<String> = generated.iter().map(|(c, _)| c.clone()).collect();
-        for path in files_with(&dir.join("src/test/java"), "java") {
-            let class = path.strip_prefix(dir.join("src/test/java")).unwrap();
-            expected.insert(class.with_extension("").to_string_lossy().replace('/', "."));
-        }
+        let expected = test_classes(&dir, &generated);
         tests_run(&dir.join("target/surefire-reports"), &expected);
         let statuses = report(&dir.join("target/site/testgen"));
         assert_eq!(

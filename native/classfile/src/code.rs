@@ -1,7 +1,7 @@
 //! The Code attribute (JVMS 4.7.3): a method's bytecode, its exception table
 //! and its own attributes (line numbers, local variables, stack map frames).
 
-use crate::attribute::{Attribute, AttributeInfo};
+use crate::attribute::{Attribute, AttributeInfo, LineNumber};
 use crate::class::ClassFile;
 use crate::error::Result;
 use crate::instruction::{Instructions, Opcodes};
@@ -114,6 +114,31 @@ impl<'a> Code<'a> {
         name: &str,
     ) -> Result<Option<AttributeInfo<'a>>> {
         crate::class::find_attribute(class, &self.attributes, name)
+    }
+
+    /// The source lines of the code, from its `LineNumberTable` (none when
+    /// the class was compiled without line numbers or the table is bad).
+    pub fn line_numbers(&self, class: &ClassFile<'a>) -> LineNumbers {
+        match self.attribute(class, "LineNumberTable") {
+            Ok(Some(AttributeInfo::LineNumberTable(lines))) => LineNumbers(lines),
+            _ => LineNumbers(Vec::new()),
+        }
+    }
+}
+
+/// A method's `LineNumberTable`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LineNumbers(Vec<LineNumber>);
+
+impl LineNumbers {
+    /// The source line of the instruction at `offset`: that of the last
+    /// entry starting at or before it; 0 when no entry does.
+    pub fn line_at(&self, offset: u32) -> u32 {
+        self.0
+            .iter()
+            .filter(|l| u32::from(l.start_pc) <= offset)
+            .max_by_key(|l| l.start_pc)
+            .map_or(0, |l| u32::from(l.line_number))
     }
 }
 

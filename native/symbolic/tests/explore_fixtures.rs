@@ -9,7 +9,6 @@ mod support;
 use std::collections::BTreeSet;
 
 use serde::Deserialize;
-use testgen_classfile::attribute::AttributeInfo;
 use testgen_classfile::instruction::{opcode, Operands};
 use testgen_symbolic::explore::{explore, ExploreOptions, Reached};
 use testgen_symbolic::program::MethodKey;
@@ -47,22 +46,12 @@ fn all_outcomes(
 ) -> Vec<(u32, u32, Outcome)> {
     let (class, member) = program.method(key).expect("the method exists");
     let code = member.code(class).unwrap().unwrap();
-    let lines = match code.attribute(class, "LineNumberTable") {
-        Ok(Some(AttributeInfo::LineNumberTable(lines))) => lines,
-        _ => Vec::new(),
-    };
-    let line_of = |offset: u32| {
-        lines
-            .iter()
-            .filter(|l| u32::from(l.start_pc) <= offset)
-            .max_by_key(|l| l.start_pc)
-            .map_or(0, |l| u32::from(l.line_number))
-    };
+    let lines = code.line_numbers(class);
     let mut outcomes = Vec::new();
     for instruction in code.instructions() {
         let instruction = instruction.unwrap();
         let offset = instruction.offset;
-        let line = line_of(offset);
+        let line = lines.line_at(offset);
         match instruction.operands {
             Operands::Branch(_) if opcode::is_conditional_branch(instruction.opcode) => {
                 outcomes.push((offset, line, Outcome::Taken));

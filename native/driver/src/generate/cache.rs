@@ -77,6 +77,31 @@ pub struct CachedResult {
     pub kept: Option<TestClass>,
 }
 
+impl Entry {
+    /// What exploring each method found, by `name(descriptor)`.
+    pub fn into_explorations<C: FromIterator<(String, Exploration)>>(self) -> C {
+        explorations(self.methods)
+    }
+}
+
+impl CachedResult {
+    /// Branch outcomes neither covered nor proven infeasible.
+    pub fn open_outcomes(&self) -> usize {
+        self.branches
+            .saturating_sub(self.branches_covered + self.infeasible)
+    }
+}
+
+/// The explorations of cached methods, by `name(descriptor)`.
+pub fn explorations<C: FromIterator<(String, Exploration)>>(
+    methods: BTreeMap<String, CachedMethod>,
+) -> C {
+    methods
+        .into_iter()
+        .map(|(signature, cached)| (signature, cached.exploration))
+        .collect()
+}
+
 /// What [`Cache::load`] found for a class.
 pub enum Lookup {
     Missing,
@@ -133,29 +158,35 @@ impl Cache {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Lookup::Missing,
             Err(e) => return Lookup::Corrupt(format!("{}: {e}", path.display())),
         };
-        // The version fields first, so an entry of another format is not
-        // mistaken for damage.
-        #[derive(Deserialize)]
-        struct Version {
-            format: u32,
-            testgen: String,
-        }
-        match serde_json::from_slice::<Version>(&text) {
-            Ok(version)
-                if version.format != FORMAT || version.testgen != env!("CARGO_PKG_VERSION") =>
-            {
-                return Lookup::Outdated
-            }
-            _ => {}
-        }
         match serde_json::from_slice::<Entry>(&text) {
+            Ok(entry) if entry.format != FORMAT || entry.testgen != env!("CARGO_PKG_VERSION") => {
+                Lookup::Outdated
+            }
             Ok(entry) if entry.class == binary => Lookup::Found(Box::new(entry)),
             Ok(entry) => Lookup::Corrupt(format!(
                 "{} holds the entry of {}",
                 path.display(),
                 entry.class
             )),
-            Err(e) => Lookup::Corrupt(format!("{}: {e}", path.display())),
+            // An entry of another format may not read as this one: only its
+            // version fields tell an upgrade from damage (read only then, as
+            // entries are megabytes).
+            Err(e) => {
+                #[derive(Deserialize)]
+                struct Version {
+                    format: u32,
+                    testgen: String,
+                }
+                match serde_json::from_slice::<Version>(&text) {
+                    Ok(version)
+                        if version.format != FORMAT
+                            || version.testgen != env!("CARGO_PKG_VERSION") =>
+                    {
+                        Lookup::Outdated
+                    }
+                    _ => Lookup::Corrupt(format!("{}: {e}", path.display())),
+                }
+            }
         }
     }
 

@@ -597,17 +597,7 @@ fn branch_outcomes(file: &ClassFile<'_>, internal: &str) -> Vec<BranchOutcome> {
             continue;
         };
         let label = MethodKey::new(internal, &name, &descriptor).label();
-        let lines = match code.attribute(file, "LineNumberTable") {
-            Ok(Some(AttributeInfo::LineNumberTable(lines))) => lines,
-            _ => Vec::new(),
-        };
-        let line_of = |offset: u32| {
-            lines
-                .iter()
-                .filter(|l| u32::from(l.start_pc) <= offset)
-                .max_by_key(|l| l.start_pc)
-                .map_or(0, |l| u32::from(l.line_number))
-        };
+        let lines = code.line_numbers(file);
         let mut push = |offset: u32, outcome: Outcome| {
             outcomes.push(BranchOutcome {
                 reached: Reached {
@@ -615,7 +605,7 @@ fn branch_outcomes(file: &ClassFile<'_>, internal: &str) -> Vec<BranchOutcome> {
                     offset,
                     outcome,
                 },
-                line: line_of(offset),
+                line: lines.line_at(offset),
             })
         };
         for instruction in code.instructions() {

@@ -19,7 +19,7 @@ use testgen_emit::TestClass;
 use testgen_symbolic::explore::Exploration;
 use testgen_symbolic::program::Program;
 
-use super::cache::{CachedMethod, CachedResult, Entry, Lookup, FORMAT};
+use super::cache::{explorations, CachedMethod, CachedResult, Entry, Lookup, FORMAT};
 use super::class::ClassOutcome;
 use super::fingerprint;
 use super::options::NIGHTLY_FRUITLESS_LIMIT;
@@ -77,10 +77,7 @@ pub fn nightly(job: Job) -> Job {
     let Job::Unchanged(entry) = job else {
         return job;
     };
-    let result = &entry.result;
-    let open = result
-        .branches
-        .saturating_sub(result.branches_covered + result.infeasible);
+    let open = entry.result.open_outcomes();
     if open == 0 {
         Job::Unchanged(entry)
     } else if entry.fruitless_deepenings >= NIGHTLY_FRUITLESS_LIMIT {
@@ -98,29 +95,26 @@ pub fn nightly(job: Job) -> Job {
 /// infeasible: the nightly queue takes the most open first.
 pub fn open_outcomes(job: &Job) -> usize {
     match job {
-        Job::Deepen(entry) => {
-            let result = &entry.result;
-            result
-                .branches
-                .saturating_sub(result.branches_covered + result.infeasible)
-        }
+        Job::Deepen(entry) => entry.result.open_outcomes(),
         _ => 0,
     }
 }
 
 /// The explorations of `entry` whose methods still have the same key.
 pub fn reusable(entry: Entry, keys: &BTreeMap<String, String>) -> BTreeMap<String, Exploration> {
-    entry
+    let methods = entry
         .methods
         .into_iter()
         .filter(|(signature, cached)| keys.get(signature) == Some(&cached.key))
-        .map(|(signature, cached)| (signature, cached.exploration))
-        .collect()
+        .collect();
+    explorations(methods)
 }
 
 /// The class's outcome as the cache remembers it.
 pub fn outcome_from(class: &LoadedClass, entry: Entry, status: Status) -> ClassOutcome {
-    let result = entry.result;
+    let Entry {
+        methods, result, ..
+    } = entry;
     ClassOutcome {
         status,
         source: result.source,
@@ -129,12 +123,8 @@ pub fn outcome_from(class: &LoadedClass, entry: Entry, status: Status) -> ClassO
         branches_covered: result.branches_covered,
         infeasible: result.infeasible,
         uncovered: result.uncovered,
-        explorations: entry
-            .methods
-            .into_iter()
-            .map(|(signature, cached)| (signature, cached.exploration))
-            .collect(),
         kept: result.kept,
+        explorations: explorations(methods),
         ..ClassOutcome::new(class)
     }
 }
@@ -167,7 +157,7 @@ pub fn keep_the_better(class: &LoadedClass, entry: Entry, deeper: ClassOutcome) 
 pub fn entry_from(
     outcome: &mut ClassOutcome,
     identity: &Identity,
-    dependencies: BTreeMap<String, String>,
+    dependencies: impl FnOnce(Option<&TestClass>) -> BTreeMap<String, String>,
 ) -> Option<Entry> {
     let fruitless_deepenings = match (outcome.status, outcome.fruitless_deepenings) {
         (Status::Unchanged, None) => return None,
@@ -189,7 +179,7 @@ pub fn entry_from(
         class: outcome.binary.clone(),
         sha256: outcome.sha256.clone(),
         settings: identity.settings.clone(),
-        dependencies,
+        dependencies: dependencies(outcome.kept.as_ref()),
         methods,
         result: CachedResult {
             tests: outcome.tests,

@@ -188,8 +188,9 @@ pub fn generate(
         .zip(&identities)
     {
         let class = &loaded.classes[index];
-        let fingerprint = dependencies(class, outcome.kept.as_ref());
-        if let Some(entry) = incremental::entry_from(&mut outcome, identity, fingerprint) {
+        let entry =
+            incremental::entry_from(&mut outcome, identity, |kept| dependencies(class, kept));
+        if let Some(entry) = entry {
             if let Err(why) = cache.store(&entry) {
                 on_event(Event::Warning(&format!(
                     "cannot write the cache entry of {}: {why}",
@@ -547,11 +548,7 @@ fn revalidate(
     if still_passes {
         Ok(incremental::outcome_from(class, entry, Status::Revalidated))
     } else {
-        Err(entry
-            .methods
-            .into_iter()
-            .map(|(signature, cached)| (signature, cached.exploration))
-            .collect())
+        Err(entry.into_explorations())
     }
 }
 
