@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde::de::DeserializeOwned;
 
+use crate::conditions::{Assertions, Environment};
 use crate::install::install_executor_classes;
 use crate::outcome::{ExecutorInfo, PlanOutcome, PlanStatus, VerifyOutcome};
 use crate::plan::Plan;
@@ -48,6 +49,42 @@ pub enum Isolation {
     PerBatch { plans: u32 },
 }
 
+/// Which class loader runs a plan.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LoaderChoice {
+    /// As [`ExecutorConfig::isolation`] says.
+    #[default]
+    Configured,
+    /// A new one: the plan starts from fresh static state.
+    Fresh,
+    /// The one the previous plan ran on (a new one if there is none): the
+    /// plan sees the static state earlier plans left behind, as a test does
+    /// after the other tests of its class in one JVM.
+    Shared,
+}
+
+/// How to run one plan.
+#[derive(Clone, Debug)]
+pub struct RunSettings {
+    pub timeout: Duration,
+    pub loader: LoaderChoice,
+    /// Defaults the plan sees in place of the JVM's.
+    pub environment: Environment,
+}
+
+impl Default for RunSettings {
+    /// The executor's default time limit (10 s; see
+    /// [`ExecutorConfig::plan_timeout`] for what [`Executor::run`] uses),
+    /// the configured loader, the JVM's own environment.
+    fn default() -> Self {
+        RunSettings {
+            timeout: Duration::from_secs(10),
+            loader: LoaderChoice::Configured,
+            environment: Environment::unchanged(),
+        }
+    }
+}
+
 /// How to run the executor JVM.
 #[derive(Clone, Debug)]
 pub struct ExecutorConfig {
@@ -62,6 +99,9 @@ pub struct ExecutorConfig {
     /// The time limit of a plan unless [`Executor::run_with_timeout`] says otherwise.
     pub plan_timeout: Duration,
     pub isolation: Isolation,
+    /// Whether `assert` statements run (`-ea`/`-da` options); default:
+    /// enabled everywhere, as a build's test task runs tests.
+    pub assertions: Assertions,
     /// `-Xmx`, e.g. `512m`.
     pub max_heap: String,
     /// Further JVM options, placed before the main class.
@@ -85,6 +125,7 @@ impl ExecutorConfig {
             scratch_dir: env::temp_dir(),
             plan_timeout: Duration::from_secs(10),
             isolation: Isolation::PerPlan,
+            assertions: Assertions::enabled(),
             max_heap: "512m".to_string(),
             jvm_options: Vec::new(),
             summary_depth: 2,
@@ -156,6 +197,7 @@ impl Executor {
                 vm_name: String::new(),
                 access_monitoring: false,
                 access_monitoring_note: None,
+                line_separator_settable: false,
             },
             defined: Vec::new(),
             jvm: None,
@@ -227,28 +269,48 @@ impl Executor {
         self.run_with_timeout(plan, self.config.plan_timeout)
     }
 
-    /// Runs `plan` with its own time limit (at most a day). A plan that kills, hangs or
-    /// exhausts the JVM gives an outcome saying so (`Err` is for failures
-    /// not attributable to the plan: the JVM cannot be started, or breaks
-    /// the protocol).
+    /// Runs `plan` with its own time limit (at most a day).
     pub fn run_with_timeout(
         &mut self,
         plan: &Plan,
         timeout: Duration,
+    ) -> Result<PlanOutcome, ExecError> {
+        self.run_with(
+            plan,
+            &RunSettings {
+                timeout,
+                ..RunSettings::default()
+            },
+        )
+    }
+
+    /// Runs `plan` as `settings` say: its time limit (at most a day), on
+    /// which class loader, in which environment. A plan that kills, hangs
+    /// or exhausts the JVM gives an outcome saying so (`Err` is for
+    /// failures not attributable to the plan: the JVM cannot be started,
+    /// or breaks the protocol).
+    pub fn run_with(
+        &mut self,
+        plan: &Plan,
+        settings: &RunSettings,
     ) -> Result<PlanOutcome, ExecError> {
         self.ensure_running()?;
         if let Some(jvm) = &self.jvm {
             // Files a previous plan wrote must not be seen by this one.
             empty_dir(&jvm.work_dir);
         }
-        let fresh_loader = match self.config.isolation {
-            Isolation::PerPlan => true,
-            Isolation::PerBatch { plans } => self.plans_on_loader >= plans.max(1),
+        let fresh_loader = match settings.loader {
+            LoaderChoice::Configured => match self.config.isolation {
+                Isolation::PerPlan => true,
+                Isolation::PerBatch { plans } => self.plans_on_loader >= plans.max(1),
+            },
+            LoaderChoice::Fresh => true,
+            LoaderChoice::Shared => false,
         } || self.plans_on_loader == 0;
         if fresh_loader {
             self.plans_on_loader = 0;
         }
-        let timeout = timeout.min(MAX_PLAN_TIMEOUT);
+        let timeout = settings.timeout.min(MAX_PLAN_TIMEOUT);
         let timeout_ms = u64::try_from(timeout.as_millis()).expect("at most a day");
         let request = Request::Run {
             id: self.take_id(),
@@ -256,6 +318,7 @@ impl Executor {
             fresh_loader,
             trace_limit: self.config.trace_limit,
             summary_depth: self.config.summary_depth,
+            environment: (!settings.environment.is_unchanged()).then_some(&settings.environment),
             plan,
         };
         let answer = match self.exchange::<RunAnswer>("run", &request, timeout + WATCHDOG_MARGIN) {
@@ -400,6 +463,7 @@ impl Executor {
             command.arg("-Djava.security.manager=allow");
         }
         command
+            .args(self.config.assertions.jvm_options())
             .args(&self.config.jvm_options)
             .arg("-cp")
             .arg(&self.classes_dir)

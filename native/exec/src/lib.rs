@@ -25,6 +25,7 @@
 //! that instrumented classes call is in `PROBE_API.md`.
 
 mod base64;
+mod conditions;
 mod executor;
 mod install;
 mod jstring;
@@ -33,7 +34,8 @@ mod plan;
 mod trace;
 mod wire;
 
-pub use executor::{ExecError, Executor, ExecutorConfig, Isolation};
+pub use conditions::{Assertions, Environment};
+pub use executor::{ExecError, Executor, ExecutorConfig, Isolation, LoaderChoice, RunSettings};
 pub use install::install_executor_classes;
 pub use jstring::JavaString;
 pub use outcome::{

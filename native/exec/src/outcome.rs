@@ -303,4 +303,8 @@ pub struct ExecutorInfo {
     /// Why monitoring is unavailable, when it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access_monitoring_note: Option<String>,
+    /// A run can be given another line separator
+    /// ([`crate::Environment::line_separator`]).
+    #[serde(default)]
+    pub line_separator_settable: bool,
 }

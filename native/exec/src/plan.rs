@@ -13,20 +13,17 @@ use crate::jstring::JavaString;
 
 /// A sequence of statements run in order on one thread. After the first
 /// statement that throws (or is invalid), the rest are not run.
+///
+/// Whether `assert` statements run is not part of a plan: it is the
+/// executor JVM's (see [`crate::Assertions`]), as it is the test JVM's.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     pub statements: Vec<Statement>,
-    /// Run the code under test with `assert` statements enabled (`-ea`).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub assertions: bool,
 }
 
 impl Plan {
     pub fn new(statements: Vec<Statement>) -> Self {
-        Plan {
-            statements,
-            assertions: false,
-        }
+        Plan { statements }
     }
 }
 

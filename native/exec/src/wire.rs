@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::base64;
+use crate::conditions::Environment;
 use crate::outcome::{Access, Captured, PlanOutcome, PlanStatus, StatementOutcome, VerifyOutcome};
 use crate::plan::Plan;
 use crate::trace::{self, ThreadTrace};
@@ -24,6 +25,8 @@ pub(crate) enum Request<'a> {
         fresh_loader: bool,
         trace_limit: u32,
         summary_depth: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        environment: Option<&'a Environment>,
         plan: &'a Plan,
     },
     Verify {
@@ -179,12 +182,31 @@ mod tests {
             fresh_loader: true,
             trace_limit: 10,
             summary_depth: 2,
+            environment: None,
             plan: &plan,
         })
         .unwrap();
         assert_eq!(
             json,
             r#"{"op":"run","id":7,"timeout_ms":500,"fresh_loader":true,"trace_limit":10,"summary_depth":2,"plan":{"statements":[{"op":"new_array","element":"I","length":2}]}}"#
+        );
+        let turkish = Environment {
+            locale: Some("tr-TR".into()),
+            ..Environment::unchanged()
+        };
+        let json = serde_json::to_string(&Request::Run {
+            id: 8,
+            timeout_ms: 500,
+            fresh_loader: false,
+            trace_limit: 10,
+            summary_depth: 2,
+            environment: Some(&turkish),
+            plan: &plan,
+        })
+        .unwrap();
+        assert!(
+            json.contains(r#""environment":{"locale":"tr-TR"},"plan""#),
+            "{json}"
         );
     }
 

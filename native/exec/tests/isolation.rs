@@ -4,7 +4,10 @@
 mod support;
 
 use support::*;
-use testgen_exec::{Isolation, PlanStatus, RenderedValue, VerifyResult};
+use testgen_exec::{
+    Assertions, Environment, Executor, Isolation, LoaderChoice, Plan, PlanStatus, RenderedValue,
+    RunSettings, VerifyResult,
+};
 
 fn next() -> testgen_exec::Statement {
     call_static("Counter", "next", "()I", vec![])
@@ -153,4 +156,104 @@ fn verify_reports_each_class() {
     );
     assert_eq!(outcome.status, PlanStatus::Completed);
     assert_eq!(value_of(&outcome, 0), &RenderedValue::Int { value: 3 });
+}
+
+fn conditions(name: &str, args: Vec<testgen_exec::Value>) -> testgen_exec::Statement {
+    let descriptor = match args.len() {
+        0 => "()Ljava/lang/String;",
+        1 => "(Ljava/lang/String;)Ljava/lang/String;",
+        _ => "(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;",
+    };
+    call_static("Conditions", name, descriptor, args)
+}
+
+#[test]
+fn assertions_follow_the_jvm_switches() {
+    let positive = || call_static("Conditions", "positive", "(I)I", vec![int(-1)]);
+    let mut enabled = executor();
+    let outcome = run(&mut enabled, vec![positive()]);
+    assert_eq!(outcome.status, PlanStatus::Exception { statement: 0 });
+
+    let mut config = config();
+    config.assertions = Assertions::disabled();
+    let mut disabled = Executor::start(config).unwrap();
+    let outcome = run(&mut disabled, vec![positive()]);
+    assert_eq!(value_of(&outcome, 0), &RenderedValue::Int { value: -1 });
+
+    // A package switch of the build's options wins over the default.
+    let mut config = support::config();
+    config.assertions = Assertions::enabled().with_switches_from(&["-da:fixtures.executor..."]);
+    let mut package_off = Executor::start(config).unwrap();
+    let outcome = run(&mut package_off, vec![positive()]);
+    assert_eq!(outcome.status, PlanStatus::Completed);
+}
+
+#[test]
+fn a_run_can_see_another_machines_defaults_and_the_next_one_sees_ours() {
+    let mut executor = executor();
+    assert!(executor.info().line_separator_settable);
+    let other = Environment {
+        locale: Some("tr-TR".into()),
+        time_zone: Some("Asia/Kathmandu".into()),
+        line_separator: Some("\r\n".into()),
+    };
+    let plan = Plan::new(vec![
+        conditions("shout", vec![string("title")]),
+        conditions("locale", vec![]),
+        conditions("timeZone", vec![]),
+        conditions("lines", vec![string("a"), string("b")]),
+    ]);
+    let settings = RunSettings {
+        environment: other,
+        ..RunSettings::default()
+    };
+    let varied = executor.run_with(&plan, &settings).unwrap();
+    assert_eq!(value_of(&varied, 0).as_str(), Some("T\u{130}TLE"));
+    assert_eq!(value_of(&varied, 1).as_str(), Some("tr-TR"));
+    assert_eq!(value_of(&varied, 2).as_str(), Some("Asia/Kathmandu"));
+    assert_eq!(value_of(&varied, 3).as_str(), Some("a\r\nb"));
+
+    let ours = executor.run(&plan).unwrap();
+    assert_eq!(value_of(&ours, 0).as_str(), Some("TITLE"));
+    assert_ne!(value_of(&ours, 1).as_str(), Some("tr-TR"));
+    assert_ne!(value_of(&ours, 2).as_str(), Some("Asia/Kathmandu"));
+    assert_eq!(value_of(&ours, 3).as_str(), Some("a\nb"));
+}
+
+#[test]
+fn a_shared_loader_keeps_static_state_until_a_fresh_one_is_asked_for() {
+    let mut executor = executor();
+    let on = |executor: &mut Executor, loader| {
+        let outcome = executor
+            .run_with(
+                &Plan::new(vec![next()]),
+                &RunSettings {
+                    loader,
+                    ..RunSettings::default()
+                },
+            )
+            .unwrap();
+        value_of(&outcome, 0).clone()
+    };
+    assert_eq!(
+        on(&mut executor, LoaderChoice::Fresh),
+        RenderedValue::Int { value: 1 }
+    );
+    assert_eq!(
+        on(&mut executor, LoaderChoice::Shared),
+        RenderedValue::Int { value: 2 }
+    );
+    assert_eq!(
+        on(&mut executor, LoaderChoice::Shared),
+        RenderedValue::Int { value: 3 }
+    );
+    assert_eq!(
+        on(&mut executor, LoaderChoice::Fresh),
+        RenderedValue::Int { value: 1 }
+    );
+    // The configured isolation (a fresh loader per plan) is the default.
+    assert_eq!(
+        on(&mut executor, LoaderChoice::Configured),
+        RenderedValue::Int { value: 1 }
+    );
 }

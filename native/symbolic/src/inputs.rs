@@ -26,9 +26,6 @@ use crate::arith::Primitive;
 use crate::program::{public_constructors, MethodKey, Program};
 use crate::value::{char_sort, string_sort, TypeChoice, ADDRESS_BITS};
 
-/// The variable that says whether `assert` statements run (`-ea`).
-pub const ASSERTIONS_VAR: &str = "ea";
-
 /// Bounds that keep inputs small enough to read and to solve for.
 #[derive(Clone, Debug)]
 pub struct InputBounds {
@@ -276,7 +273,7 @@ impl InputModel {
     /// SMT-LIB declarations of every variable, with the ranges the JVM and
     /// the bounds allow.
     pub fn declarations(&self) -> String {
-        let mut out = format!("(declare-const |{ASSERTIONS_VAR}| Bool)\n");
+        let mut out = String::new();
         let all = self
             .receiver
             .iter()
@@ -852,9 +849,7 @@ struct Realiser<'v> {
 
 impl Realiser<'_> {
     fn finish(&mut self) -> Plan {
-        let mut plan = Plan::new(std::mem::take(&mut self.statements));
-        plan.assertions = self.valuation.truth(&Bool::new_const(ASSERTIONS_VAR));
-        plan
+        Plan::new(std::mem::take(&mut self.statements))
     }
 
     fn push(&mut self, statement: Statement, act: Act) -> usize {

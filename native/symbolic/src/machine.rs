@@ -21,7 +21,7 @@ use testgen_classfile::attribute::AttributeInfo;
 use testgen_classfile::descriptor::{BaseType, FieldType, MethodDescriptor};
 use testgen_classfile::instruction::{opcode, Instruction, Operands};
 use testgen_classfile::{ClassFile, Constant};
-use testgen_exec::{BranchOperands, ExternalValue, ObjectRef, TraceEvent};
+use testgen_exec::{Assertions, BranchOperands, ExternalValue, ObjectRef, TraceEvent};
 use z3::ast::{Array, Ast, Bool, Float, BV};
 use z3::Sort;
 
@@ -43,6 +43,9 @@ pub struct ReplayOptions {
     /// Decisions on one path at most; a longer run (a loop that goes on
     /// and on) is followed that far.
     pub max_path_length: usize,
+    /// Whether `assert` statements run, per class: the executor JVM's
+    /// switches (a class's `$assertionsDisabled` is a constant to the replay).
+    pub assertions: Assertions,
 }
 
 impl Default for ReplayOptions {
@@ -51,6 +54,7 @@ impl Default for ReplayOptions {
             call_depth: 4,
             loop_bound: 12,
             max_path_length: 400,
+            assertions: Assertions::enabled(),
         }
     }
 }
@@ -1380,9 +1384,12 @@ impl<'p, 'a> Replay<'p, 'a> {
     /// known.
     fn static_initial(&mut self, class: &str, field: &str, ty: &FieldType<'_>) -> Sym {
         if field == "$assertionsDisabled" {
-            // Whether assertions run is an input of the plan.
-            let enabled = Bool::new_const(crate::inputs::ASSERTIONS_VAR);
-            return Sym::from_bool(&enabled.not());
+            // Whether assertions run is the JVM's, as in the tests' JVM.
+            let enabled = self
+                .options
+                .assertions
+                .enabled_for(&class.replace('/', "."));
+            return Sym::from_bool(&Bool::from_bool(!enabled));
         }
         if field.starts_with("$SwitchMap$") {
             if let Some((enum_class, mapping)) = self.program.switch_map(class, field) {

@@ -1,5 +1,5 @@
 //! The explorer on fixtures/explore: 95 methods with 435 branch outcomes,
-//! 16 of them infeasible (fixtures/explore/EXPECTED.md). Every feasible
+//! 19 of them infeasible with assertions enabled (fixtures/explore/EXPECTED.md). Every feasible
 //! outcome must be reached, as testgen's own probes report it, and every
 //! infeasible one must be proven infeasible by the solver, within a budget
 //! of a few seconds per method.

@@ -66,6 +66,8 @@ public final class Main {
     private final Locale formatLocale;
     private final Locale displayLocale;
     private final TimeZone timeZone;
+    private final String lineSeparator;
+    private final boolean lineSeparatorSettable;
 
     /** Classes given with "define": an immutable snapshot, replaced on change. */
     private Map<String, byte[]> defined = Collections.emptyMap();
@@ -73,7 +75,6 @@ public final class Main {
     private Worker worker;
     /** Runs the plans of the current class loader. */
     private PlanRunner runner;
-    private boolean runnerAssertions;
     private int runnerDepth = -1;
 
     /** The plan in flight, for the shutdown hook (code that was not stopped from exiting). */
@@ -121,6 +122,8 @@ public final class Main {
         this.formatLocale = Locale.getDefault(Locale.Category.FORMAT);
         this.displayLocale = Locale.getDefault(Locale.Category.DISPLAY);
         this.timeZone = TimeZone.getDefault();
+        this.lineSeparator = System.lineSeparator();
+        this.lineSeparatorSettable = setLineSeparator(lineSeparator);
 
         Runtime.getRuntime().addShutdownHook(new Thread(new Runnable() {
             @Override
@@ -265,7 +268,8 @@ public final class Main {
         Json.Writer json = new Json.Writer().beginObject().field("id", id)
                 .field("java_version", System.getProperty("java.version"))
                 .field("vm_name", System.getProperty("java.vm.name"))
-                .field("access_monitoring", monitorNote == null);
+                .field("access_monitoring", monitorNote == null)
+                .field("line_separator_settable", lineSeparatorSettable);
         if (monitorNote != null) {
             json.field("access_monitoring_note", monitorNote);
         }
@@ -332,14 +336,13 @@ public final class Main {
         int traceLimit = (int) Math.min(Integer.MAX_VALUE, number(request, "trace_limit", 100_000));
         int depth = (int) Math.min(16, number(request, "summary_depth", 2));
         boolean fresh = Boolean.TRUE.equals(request.get("fresh_loader"));
-        // Whether `assert` statements of the code under test run (-ea).
-        boolean assertions = Boolean.TRUE.equals(plan.get("assertions"));
+        Map<?, ?> environment = (Map<?, ?>) request.get("environment");
 
-        if (fresh || runner == null || definedChanged || depth != runnerDepth
-                || assertions != runnerAssertions) {
+        if (fresh || runner == null || definedChanged || depth != runnerDepth) {
+            // Whether `assert` statements run is left to the JVM's -ea/-da
+            // options, which the loader consults as long as nobody sets its
+            // assertion status: the same rule a test JVM follows.
             PlanLoader loader = new PlanLoader(source, defined, Main.class.getClassLoader());
-            loader.setDefaultAssertionStatus(assertions);
-            runnerAssertions = assertions;
             runner = new PlanRunner(loader, depth);
             runnerDepth = depth;
             definedChanged = false;
@@ -352,6 +355,9 @@ public final class Main {
             worker = new Worker(plans);
         }
         restoreGlobals();
+        if (environment != null) {
+            applyEnvironment(environment);
+        }
         stdout.reset();
         stderr.reset();
 
@@ -523,8 +529,53 @@ public final class Main {
         if (!timeZone.getID().equals(TimeZone.getDefault().getID())) {
             TimeZone.setDefault((TimeZone) timeZone.clone());
         }
+        if (!lineSeparator.equals(System.lineSeparator())) {
+            setLineSeparator(lineSeparator);
+        }
         if (Thread.getDefaultUncaughtExceptionHandler() != null) {
             Thread.setDefaultUncaughtExceptionHandler(null);
+        }
+    }
+
+    /**
+     * Gives the next plan other defaults: "locale" (a BCP 47 tag, every
+     * category), "time_zone" (an id), "line_separator". restoreGlobals puts
+     * the JVM's own back before the plan after.
+     */
+    private void applyEnvironment(Map<?, ?> environment) {
+        Object tag = environment.get("locale");
+        if (tag instanceof String) {
+            Locale.setDefault(Locale.forLanguageTag((String) tag));
+        }
+        Object zone = environment.get("time_zone");
+        if (zone instanceof String) {
+            TimeZone.setDefault(TimeZone.getTimeZone((String) zone));
+        }
+        Object separator = environment.get("line_separator");
+        if (separator instanceof String) {
+            if (!setLineSeparator((String) separator)) {
+                throw new IllegalArgumentException("this JVM's line separator cannot be changed");
+            }
+            System.setProperty("line.separator", (String) separator);
+        }
+    }
+
+    /**
+     * What {@code System.lineSeparator()} returns is a field read once at
+     * startup; it is written here through reflection (the executor runs
+     * with java.lang opened to it). Returns false where that is refused.
+     */
+    private static boolean setLineSeparator(String separator) {
+        try {
+            java.lang.reflect.Field field = System.class.getDeclaredField("lineSeparator");
+            if (java.lang.reflect.Modifier.isFinal(field.getModifiers())) {
+                return false;
+            }
+            field.setAccessible(true);
+            field.set(null, separator);
+            return separator.equals(System.lineSeparator());
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return false;
         }
     }
 
