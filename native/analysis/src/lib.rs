@@ -9,6 +9,8 @@
 //!   class, with an index of field writers (setters, constructors).
 //! - [`hierarchy`]: supertypes, subtypes and instantiable classes over a set
 //!   of parsed classes.
+//! - [`statics`]: a class's mutable static fields, and the methods that
+//!   might reset them.
 //!
 //! Architecture invariants:
 //! - Pure: input is parsed class files ([`testgen_classfile::ClassFile`]),
@@ -24,6 +26,7 @@ pub mod dominators;
 pub mod error;
 pub mod hierarchy;
 pub mod loops;
+pub mod statics;
 
 pub use access::{
     CallSite, ClassAccess, DynamicCallSite, FieldAccess, FieldRef, FieldWriter, MergedAccess,
@@ -34,3 +37,4 @@ pub use dominators::Dominators;
 pub use error::{AnalysisError, Result};
 pub use hierarchy::{Hierarchy, MemberInfo, TypeInfo};
 pub use loops::{Loop, LoopExit, LoopId, Loops};
+pub use statics::{mutable_static_fields, reset_candidates, Mutability, StaticField};
