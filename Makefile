@@ -29,10 +29,10 @@ demo: build
 	$(RELEASE_BIN) generate --jobs 2 --classes $(DEMO)/classes --out $(DEMO)/generated-tests --report $(DEMO)/report
 	@echo "== the generated tests"
 	@find $(DEMO)/generated-tests -name '*.java' | sort | xargs wc -l
-	@echo "== javac the generated tests, run them with JUnit 5 under JaCoCo"
+	@echo "== javac the generated tests, run them with JUnit 5 under JaCoCo (with -ea, as a build runs tests)"
 	@javac -encoding UTF-8 -d $(DEMO)/test-classes -cp $(DEMO)/classes:$(DEMO_JUNIT) $$(find $(DEMO)/generated-tests -name '*.java' | sort)
 	@cd $(DEMO)/jacoco && jar xf $(JAVA_LIB)/org.jacoco.agent.jar jacocoagent.jar
-	@java -javaagent:$(DEMO)/jacoco/jacocoagent.jar=destfile=$(DEMO)/jacoco/jacoco.exec,includes=demo.* \
+	@java -ea -javaagent:$(DEMO)/jacoco/jacocoagent.jar=destfile=$(DEMO)/jacoco/jacoco.exec,includes=demo.* \
 	  -jar $(JAVA_LIB)/junit-platform-console-standalone.jar -cp $(DEMO)/test-classes:$(DEMO)/classes \
 	  --scan-classpath $(DEMO)/test-classes --disable-banner --details=summary --fail-if-no-tests
 	@echo "== JaCoCo coverage of fixtures/demo by the generated tests"

@@ -112,7 +112,8 @@ compile_tests() {
 }
 
 # run_junit DIR CLASSPATH: runs the tests in DIR/test-classes with the JUnit 5
-# console launcher under the JaCoCo agent (DIR/jacoco/jacoco.exec). Sets
+# console launcher under the JaCoCo agent (DIR/jacoco/jacoco.exec), with
+# assertions enabled as Maven Surefire and Gradle run tests. Sets
 # junit_rc, tests_found, tests_ok, tests_failed, tests_aborted,
 # tests_skipped, junit_seconds; log: DIR/junit.log, XML: DIR/junit-reports/.
 run_junit() {
@@ -120,7 +121,7 @@ run_junit() {
   rm -rf "$dir/jacoco" "$dir/junit-reports" && mkdir -p "$dir/jacoco"
   (cd "$dir/jacoco" && jar xf $JAVA_LIB/org.jacoco.agent.jar jacocoagent.jar)
   t0=$(date +%s.%N)
-  java -javaagent:"$dir/jacoco/jacocoagent.jar"=destfile="$dir/jacoco/jacoco.exec" \
+  java -ea -javaagent:"$dir/jacoco/jacocoagent.jar"=destfile="$dir/jacoco/jacoco.exec" \
     -jar $JAVA_LIB/junit-platform-console-standalone.jar \
     -cp "$dir/test-classes:$cp" --scan-classpath "$dir/test-classes" \
     --disable-banner --details=summary --details-theme=ascii \

@@ -159,10 +159,8 @@ fn junit_jars(junit: u8) -> Vec<PathBuf> {
     }
 }
 
-/// Compiles the generated tests and runs them with the console launcher
-/// under JaCoCo (only classes matching `includes` are measured).
-fn run_tests(tag: &str, classes: &Path, out: &Path, junit: u8, includes: &str) -> TestRun {
-    let dir = scratch_dir(tag);
+/// Compiles the generated tests under `out` into `dir/test-classes`.
+fn compile_tests(dir: &Path, classes: &Path, out: &Path, junit: u8) -> PathBuf {
     let test_classes = dir.join("test-classes");
     fs::create_dir_all(&test_classes).unwrap();
     let mut compile_path = vec![classes.to_path_buf()];
@@ -180,28 +178,42 @@ fn run_tests(tag: &str, classes: &Path, out: &Path, junit: u8, includes: &str) -
         "the generated tests do not compile:\n{}",
         String::from_utf8_lossy(&javac.stderr)
     );
+    test_classes
+}
 
-    let exec = dir.join("jacoco.exec");
-    let mut run_path = vec![test_classes.clone(), classes.to_path_buf()];
+/// What one run of the JUnit console launcher said.
+struct Launched {
+    tests: u32,
+    failed: u32,
+    summary: String,
+}
+
+/// Runs every test class under `test_classes` with the console launcher,
+/// with `jvm` options before `-jar` and `launcher` options after it.
+fn launch(
+    classes: &Path,
+    test_classes: &Path,
+    junit: u8,
+    jvm: &[String],
+    launcher: &[&str],
+) -> Launched {
+    let mut run_path = vec![test_classes.to_path_buf(), classes.to_path_buf()];
     if junit == 4 {
         run_path.extend(junit_jars(4));
     }
-    let launcher = Command::new("java")
-        .arg(format!(
-            "-javaagent:{}=destfile={},includes={includes}",
-            jacoco_agent().display(),
-            exec.display()
-        ))
+    let output = Command::new("java")
+        .args(jvm)
         .arg("-jar")
         .arg(jar("junit-platform-console-standalone.jar"))
         .arg("-cp")
         .arg(classpath(&run_path))
         .arg("--scan-classpath")
-        .arg(&test_classes)
+        .arg(test_classes)
         .args(["--disable-banner", "--details=summary"])
+        .args(launcher)
         .output()
         .expect("java runs");
-    let summary = String::from_utf8_lossy(&launcher.stdout).into_owned();
+    let summary = String::from_utf8_lossy(&output.stdout).into_owned();
     let count = |what: &str| -> u32 {
         summary
             .lines()
@@ -210,8 +222,29 @@ fn run_tests(tag: &str, classes: &Path, out: &Path, junit: u8, includes: &str) -
             .and_then(|n| n.parse().ok())
             .unwrap_or_else(|| panic!("no `{what}` in the launcher's summary:\n{summary}"))
     };
-    let tests = count("tests found");
-    let failed = count("tests failed") + count("tests aborted");
+    Launched {
+        tests: count("tests found"),
+        failed: count("tests failed") + count("tests aborted"),
+        summary,
+    }
+}
+
+/// Compiles the generated tests and runs them with the console launcher
+/// under JaCoCo (only classes matching `includes` are measured).
+fn run_tests(tag: &str, classes: &Path, out: &Path, junit: u8, includes: &str) -> TestRun {
+    let dir = scratch_dir(tag);
+    let test_classes = compile_tests(&dir, classes, out, junit);
+    let exec = dir.join("jacoco.exec");
+    let agent = format!(
+        "-javaagent:{}=destfile={},includes={includes}",
+        jacoco_agent().display(),
+        exec.display()
+    );
+    let Launched {
+        tests,
+        failed,
+        summary,
+    } = launch(classes, &test_classes, junit, &[agent, "-ea".into()], &[]);
 
     let jacoco = [
         jar("org.jacoco.core.jar"),
@@ -291,6 +324,7 @@ fn run_junit_core(classes: &Path, out: &Path) -> u32 {
         .collect();
     path.insert(0, dir);
     let run = Command::new("java")
+        .arg("-ea")
         .arg("-cp")
         .arg(classpath(&path))
         .arg("org.junit.runner.JUnitCore")
@@ -561,4 +595,141 @@ fn a_class_that_cannot_be_initialised_gets_no_order_dependent_tests_and_a_warnin
         !generated.out.exists() || files_under(&generated.out).is_empty(),
         "no test file is written"
     );
+}
+
+#[test]
+fn portable_tests_pass_with_assertions_on_another_machine_and_in_any_order() {
+    let classes = compile_fixture("portable");
+    let generated = generate("portable", &classes, &["--max-runs", "40"]);
+    let report = &generated.report;
+    let dir = scratch_dir("portable-run");
+    let test_classes = compile_tests(&dir, &classes, &generated.out, 5);
+    let strings = |items: &[&str]| -> Vec<String> { items.iter().map(|s| s.to_string()).collect() };
+    let elsewhere = strings(&[
+        "-ea",
+        "-Duser.language=tr",
+        "-Duser.country=TR",
+        "-Duser.timezone=Asia/Kathmandu",
+        "-Dline.separator=\r\n",
+    ]);
+    let random_order = |seed: u32| {
+        vec![
+            "--config=junit.jupiter.testmethod.order.default=org.junit.jupiter.api.MethodOrderer$Random".to_string(),
+            format!("--config=junit.jupiter.execution.order.random.seed={seed}"),
+        ]
+    };
+    let mut runs: Vec<(String, Vec<String>, Vec<String>)> = vec![
+        ("java -ea".into(), strings(&["-ea"]), Vec::new()),
+        (
+            "tr_TR, Asia/Kathmandu, CRLF".into(),
+            elsewhere.clone(),
+            Vec::new(),
+        ),
+    ];
+    for seed in [1, 2, 3] {
+        runs.push((
+            format!("random order {seed}"),
+            strings(&["-ea"]),
+            random_order(seed),
+        ));
+    }
+    runs.push(("elsewhere, random order".into(), elsewhere, random_order(4)));
+    let expected = report["summary"]["tests"].as_u64().unwrap() as u32;
+    for (what, jvm, launcher) in &runs {
+        let launcher: Vec<&str> = launcher.iter().map(String::as_str).collect();
+        let run = launch(&classes, &test_classes, 5, jvm, &launcher);
+        println!(
+            "fixtures/portable, {what}: {} tests, {} failed",
+            run.tests, run.failed
+        );
+        assert_eq!(run.tests, expected, "{what}:\n{}", run.summary);
+        assert_eq!(run.failed, 0, "{what}:\n{}", run.summary);
+    }
+
+    // Each test class also passes alone (no other test class before it).
+    for source in java_sources(&generated.out) {
+        let class = source
+            .strip_prefix(&generated.out)
+            .unwrap()
+            .with_extension("")
+            .to_string_lossy()
+            .replace('/', ".");
+        let select = format!("--select-class={class}");
+        let output = Command::new("java")
+            .arg("-ea")
+            .arg("-jar")
+            .arg(jar("junit-platform-console-standalone.jar"))
+            .arg("-cp")
+            .arg(classpath(&[test_classes.clone(), classes.clone()]))
+            .args([select.as_str(), "--disable-banner", "--details=summary"])
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{class} alone:\n{}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+    }
+
+    // The preconditions are tested as the build runs them, with -ea.
+    let bmi = fs::read_to_string(
+        generated
+            .out
+            .join("fixtures/portable/BmiGeneratedTest.java"),
+    )
+    .unwrap();
+    assert!(bmi.contains("assertThrows(AssertionError.class"), "{bmi}");
+
+    // What was left out, and why; which classes keep static state.
+    let class = |name: &str| {
+        report["classes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["class"] == name)
+            .unwrap_or_else(|| panic!("{name} is not in {report:#}"))
+            .clone()
+    };
+    let registry = class("fixtures.portable.Registry");
+    assert_eq!(
+        registry["static_state"]["fields"],
+        serde_json::json!(["issued", "IDS"]),
+        "{registry:#}"
+    );
+    assert_eq!(registry["static_state"]["reset"], "reset()", "{registry:#}");
+    let source = fs::read_to_string(
+        generated
+            .out
+            .join("fixtures/portable/RegistryGeneratedTest.java"),
+    )
+    .unwrap();
+    assert!(
+        source.contains(
+            "@BeforeEach\n    @AfterEach\n    void resetStaticState() {\n        Registry.reset();"
+        ),
+        "{source}"
+    );
+    let ticket = class("fixtures.portable.Ticket");
+    assert_eq!(
+        ticket["static_state"]["fields"],
+        serde_json::json!(["made"]),
+        "{ticket:#}"
+    );
+    assert!(ticket["static_state"].get("reset").is_none(), "{ticket:#}");
+    assert!(
+        ticket["portability"]["repaired"]["static_state"]
+            .as_u64()
+            .unwrap()
+            > 0,
+        "{ticket:#}"
+    );
+    assert_eq!(report["summary"]["classes_with_static_state"], 2);
+    let repaired = &report["summary"]["portability"]["repaired"];
+    for cause in ["time_zone", "line_separator"] {
+        assert!(
+            repaired[cause].as_u64().unwrap_or(0) > 0,
+            "no test repaired for {cause}: {report:#}"
+        );
+    }
+    println!("fixtures/portable: {}", report["summary"]["portability"]);
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod progress;
-use testgen_driver::generate::{self, GenerateOptions, Glob, JUnit, Mode};
+use testgen_driver::generate::{self, GenerateOptions, Glob, IgnoredOption, JUnit, Mode, TestJvm};
 use testgen_driver::jdk;
 use testgen_driver::scan::{self, Depth, Event, ScanOptions};
 use testgen_driver::verify::{self, VerifyOptions};
@@ -34,7 +34,7 @@ enum Command {
     /// public method and constructor, keep a covering set of tests, check
     /// them with javac and JUnit (twice), write <Class>GeneratedTest.java
     /// under --out and testgen-report.json under --report.
-    Generate(GenerateArgs),
+    Generate(Box<GenerateArgs>),
 }
 
 /// Which JDK runs the code, and so which entries of multi-release jars count.
@@ -137,6 +137,35 @@ struct GenerateArgs {
     /// default: the version of the JDK given by --java.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(8..))]
     release: Option<u16>,
+    /// Whether `assert` statements run, as in the build's test task (Maven
+    /// Surefire's enableAssertions and Gradle's Test.enableAssertions are on
+    /// by default); exploring and validation run the code the same way.
+    #[arg(long, value_enum, value_name = "on|off", default_value_t = Switch::On)]
+    assertions: Switch,
+    /// A JVM option of the build's test task (Surefire's argLine, Gradle's
+    /// Test.jvmArgs), for the JVMs that run the code; repeatable. `-ea`/`-da`
+    /// switches among them count; agents and debuggers are left out.
+    #[arg(
+        long = "test-jvm-arg",
+        value_name = "OPTION",
+        allow_hyphen_values = true
+    )]
+    test_jvm_args: Vec<String>,
+    /// A system property of the build's test task (Surefire's
+    /// systemPropertyVariables, Gradle's Test.systemProperties); repeatable.
+    #[arg(long = "test-system-property", value_name = "NAME=VALUE", value_parser = parse_property)]
+    test_system_properties: Vec<(String, String)>,
+    /// The working directory of the build's tests (Surefire's
+    /// workingDirectory, Gradle's Test.workingDir), where validation runs
+    /// the generated tests; default: a scratch directory under --cache.
+    #[arg(long, value_name = "DIR")]
+    test_working_dir: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Switch {
+    On,
+    Off,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -157,11 +186,18 @@ fn parse_glob(text: &str) -> Result<Glob, String> {
     Glob::new(text)
 }
 
+fn parse_property(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.is_empty() => Ok((name.to_string(), value.to_string())),
+        _ => Err(format!("`{text}` is not NAME=VALUE")),
+    }
+}
+
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Scan(args) => run_scan(args),
         Command::VerifyInstrumentation(args) => run_verify(args),
-        Command::Generate(args) => run_generate(args),
+        Command::Generate(args) => run_generate(*args),
     }
 }
 
@@ -295,10 +331,26 @@ fn run_generate(args: GenerateArgs) -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
+    if let Some(dir) = args.test_working_dir.as_ref().filter(|dir| !dir.is_dir()) {
+        eprintln!(
+            "testgen: error: --test-working-dir {}: no such directory",
+            dir.display()
+        );
+        return ExitCode::FAILURE;
+    }
     let cache = args
         .cache
         .clone()
         .unwrap_or_else(|| default_cache(&args.out));
+    let (test_jvm, ignored) = TestJvm::new(
+        matches!(args.assertions, Switch::On),
+        &args.test_jvm_args,
+        args.test_system_properties,
+        args.test_working_dir,
+    );
+    for IgnoredOption { option, reason } in ignored {
+        eprintln!("testgen: note: test JVM option {option} not used: {reason}");
+    }
     let options = GenerateOptions {
         release: release(&JdkArgs {
             release: args.release,
@@ -327,6 +379,7 @@ fn run_generate(args: GenerateArgs) -> ExitCode {
         seed: args.seed,
         jobs: args.jobs as usize,
         total_budget: args.total_budget.map(Duration::from_secs_f64),
+        test_jvm,
     };
     let mut progress = progress::Progress::new();
     let result = generate::generate(&options, |event| match event {

@@ -9,16 +9,21 @@
 pub mod emit;
 mod literal;
 pub mod minimise;
+pub mod model;
 mod names;
+mod runs;
+mod test_jvm;
 mod types;
 pub mod validate;
 
-pub use emit::{
-    emit, emit_cases, header_line, observe, parse_header, test_class_name, with_receiver_observed,
-    EmittedClass, EmittedMethod, Header, JUnit, Skipped, TestCase, TestClass,
-};
+pub use emit::{emit, emit_cases};
 pub use minimise::{select_covering, select_covering_with_costs};
+pub use model::{
+    header_line, observe, parse_header, test_class_name, with_receiver_observed, Cause,
+    EmittedClass, EmittedMethod, Header, JUnit, Rerun, Skipped, StaticReset, TestCase, TestClass,
+};
+pub use test_jvm::{single_defaults, IgnoredOption, TestJvm};
 pub use validate::{
-    find_junit_jars, validate_and_prune, Dropped, JUnitJars, RunReport, ValidateError, Validated,
-    Validator,
+    find_junit_jars, validate_and_prune, Dropped, Failed, Failure, JUnitJars, RunReport,
+    ValidateError, Validated, Validator,
 };

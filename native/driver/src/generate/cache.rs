@@ -17,10 +17,11 @@ use testgen_emit::TestClass;
 use testgen_symbolic::explore::Exploration;
 
 use super::class::Uncovered;
+use super::portability::{Portability, StaticState};
 
 /// Bumped whenever [`Entry`] changes shape or meaning: entries of another
 /// format are rebuilt (quietly: that is an upgrade, not damage).
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 const CLASSES_DIR: &str = "classes";
 const LOCK_FILE: &str = "lock";
@@ -75,6 +76,10 @@ pub struct CachedResult {
     pub source: Option<(PathBuf, String)>,
     /// The tests of that file, to run again when a dependency changed.
     pub kept: Option<TestClass>,
+    #[serde(default)]
+    pub portability: Portability,
+    #[serde(default)]
+    pub static_state: StaticState,
 }
 
 impl Entry {
@@ -254,6 +259,8 @@ mod tests {
                 uncovered: Vec::new(),
                 source: Some(("p/AGeneratedTest.java".into(), "// source\n".into())),
                 kept: None,
+                portability: Portability::default(),
+                static_state: StaticState::default(),
             },
             fruitless_deepenings: 0,
         }

@@ -15,13 +15,16 @@ use testgen_emit::{
     Validator,
 };
 use testgen_exec::{
-    ExecError, Executor, Plan, PlanOutcome, PlanStatus, Statement, StatementOutcome, TraceEvent,
+    Environment, ExecError, Executor, Plan, PlanOutcome, PlanStatus, Statement, StatementOutcome,
+    TraceEvent,
 };
 use testgen_symbolic::explore::{branch_outcome, explore, Exploration, ExploreOptions, Reached};
+use testgen_symbolic::machine::ReplayOptions;
 use testgen_symbolic::program::{MethodKey, Program};
 use testgen_symbolic::tree::{ConstraintTree, Leaf, Node, Outcome};
 
 use super::options::GenerateOptions;
+use super::portability::{environment_reruns, share_static_state, Portability, StaticState};
 use super::program::LoadedClass;
 use super::report::{Effort, Status};
 use super::shrink::shrink;
@@ -68,6 +71,11 @@ pub struct ClassOutcome {
     /// exploration that found nothing new: how many in a row (the cache
     /// entry is updated with it).
     pub fruitless_deepenings: Option<u32>,
+    /// Tests dropped or changed so that the rest pass wherever the build
+    /// runs them.
+    pub portability: Portability,
+    /// The class's mutable static state, and the reset its tests call.
+    pub static_state: StaticState,
 }
 
 impl ClassOutcome {
@@ -90,6 +98,8 @@ impl ClassOutcome {
             load_error: None,
             note: None,
             fruitless_deepenings: None,
+            portability: Portability::default(),
+            static_state: StaticState::default(),
         }
     }
 }
@@ -203,13 +213,15 @@ fn covered_paths(tree: &ConstraintTree<Plan>) -> Vec<(&Plan, BTreeSet<Reached>)>
 
 /// Generates (but does not write) the tests of `class`. The methods in
 /// `reuse` (by `name(descriptor)`) are not explored again: their cached
-/// explorations stand.
+/// explorations stand. Each kept plan also runs under `varied` (another
+/// machine's defaults), one default at a time.
 pub fn generate_class(
     executor: &mut Executor,
     validator: &Validator,
     program: &Program<'_>,
     class: &LoadedClass,
     options: &GenerateOptions,
+    varied: &Environment,
     mut reuse: BTreeMap<String, Exploration>,
 ) -> Result<ClassOutcome, ExecError> {
     let started = Instant::now();
@@ -227,10 +239,15 @@ pub fn generate_class(
         .budget
         .checked_div(targets.len().max(1) as u32)
         .unwrap_or(Duration::ZERO);
+    let defaults = ExploreOptions::default();
     let explore_options = ExploreOptions {
         max_runs: options.max_runs_per_method,
         budget: per_method,
-        ..ExploreOptions::default()
+        replay: ReplayOptions {
+            assertions: options.test_jvm.assertions.clone(),
+            ..defaults.replay.clone()
+        },
+        ..defaults
     };
     let mut explorations: Vec<(MethodKey, Exploration)> = Vec::new();
     for key in targets {
@@ -373,24 +390,28 @@ pub fn generate_class(
             continue;
         }
         let second = executor.run(&plan)?;
-        result.effort.runs += 1;
+        let reruns = environment_reruns(executor, &plan, varied)?;
+        result.effort.runs += 1 + reruns.len();
         tests.push(TestCase {
-            plan: plan.clone(),
             parameter_names: act_of(&plan, &first)
                 .map(|key| parameter_names(program, &key))
                 .unwrap_or_default(),
+            plan,
             first,
             second,
+            reruns,
         });
         kept_coverage.push(coverage);
     }
-    let test_class = TestClass {
+    let mut test_class = TestClass {
         class_under_test: class.binary.clone(),
         sha256: class.sha256.clone(),
         testgen_version: env!("CARGO_PKG_VERSION").to_string(),
         junit: options.junit,
         tests,
+        static_reset: None,
     };
+    result.static_state = share_static_state(executor, file, &mut test_class)?;
 
     let mut covered: BTreeSet<u32> = BTreeSet::new();
     let mut dropped: Vec<String> = Vec::new();
@@ -400,6 +421,7 @@ pub fn generate_class(
                 for method in &validated.emitted.methods {
                     covered.extend(kept_coverage[method.case].iter().copied());
                 }
+                result.portability = Portability::of(&validated);
                 dropped = validated
                     .dropped
                     .iter()

@@ -124,6 +124,8 @@ pub fn outcome_from(class: &LoadedClass, entry: Entry, status: Status) -> ClassO
         infeasible: result.infeasible,
         uncovered: result.uncovered,
         kept: result.kept,
+        portability: result.portability,
+        static_state: result.static_state,
         explorations: explorations(methods),
         ..ClassOutcome::new(class)
     }
@@ -189,6 +191,8 @@ pub fn entry_from(
             uncovered: outcome.uncovered.clone(),
             source: outcome.source.clone(),
             kept: outcome.kept.take(),
+            portability: outcome.portability.clone(),
+            static_state: outcome.static_state.clone(),
         },
         fruitless_deepenings,
     })

@@ -24,6 +24,7 @@ pub mod files;
 pub mod fingerprint;
 mod incremental;
 pub mod options;
+pub mod portability;
 pub mod program;
 pub mod report;
 mod shrink;
@@ -45,7 +46,7 @@ pub use options::{GenerateOptions, Glob, Mode};
 use program::{load, Loaded};
 pub use report::{ClassEntry, Effort, Report, Status};
 use report::{Problem, Summary, UncoveredEntry};
-pub use testgen_emit::JUnit;
+pub use testgen_emit::{IgnoredOption, JUnit, TestJvm};
 
 #[derive(Debug, thiserror::Error)]
 pub enum GenerateError {
@@ -116,6 +117,8 @@ pub fn generate(
             total_budget_seconds: options.total_budget.map(|b| b.as_secs_f64()),
             wall_seconds: 0.0,
             effort: Effort::default(),
+            portability: Default::default(),
+            classes_with_static_state: 0,
             peak_rss_kib: 0,
             executor_peak_rss_kib: 0,
         },
@@ -238,6 +241,8 @@ pub fn generate(
             uncovered: Vec::new(),
             file: Some(display(&relative)),
             reason,
+            portability: Default::default(),
+            static_state: Default::default(),
             effort: Effort::default(),
         });
     }
@@ -339,13 +344,9 @@ fn run_workers(
     let classpath: Vec<PathBuf> = [options.inputs.clone(), options.classpath.clone()].concat();
     let defined = loaded.instrumented();
     let workers = options.jobs.clamp(1, work.len());
-    // Fail early, with one clear message, when JUnit's jars are missing.
-    Validator::new(
-        &options.java,
-        classpath.clone(),
-        options.junit,
-        &options.cache,
-    )?;
+    // Fails early, with one clear message, when JUnit's jars are missing;
+    // the workers' validators are clones (one probe of the JVM's defaults).
+    let validator = validator(options, classpath.clone())?;
 
     let queue: Mutex<std::collections::VecDeque<(usize, Job)>> = Mutex::new(work.into());
     let (messages, inbox) = std::sync::mpsc::channel::<WorkerMessage>();
@@ -368,14 +369,11 @@ fn run_workers(
             let (queue, fatal, classpath, defined, executor_peak) =
                 (&queue, &fatal, &classpath, &defined, &executor_peak);
             let messages = messages.clone();
+            let validator = validator
+                .clone()
+                .in_dir(options.cache.join("validate").join(worker.to_string()));
             scope.spawn(move || {
                 let run = || -> Result<(), GenerateError> {
-                    let validator = Validator::new(
-                        &options.java,
-                        classpath.clone(),
-                        options.junit,
-                        options.cache.join("validate").join(worker.to_string()),
-                    )?;
                     let mut executor: Option<Executor> = None;
                     loop {
                         if fatal.lock().map(|f| f.is_some()).unwrap_or(true) {
@@ -421,12 +419,14 @@ fn run_workers(
                             }),
                             ..class_options.clone()
                         };
+                        let varied = validator.varied_environment()?;
                         let outcome = generate_class(
                             executor,
                             &validator,
                             program,
                             class,
                             class_options,
+                            &varied,
                             reuse,
                         )
                         .unwrap_or_else(|error| failed(class, format!("executor: {error}")));
@@ -517,6 +517,9 @@ fn start_executor(
         options.cache.join("executor"),
     );
     config.scratch_dir = options.cache.join("work");
+    // The code runs as the build's tests will run it.
+    config.assertions = options.test_jvm.assertions.clone();
+    config.jvm_options = options.test_jvm.executor_options();
     // Measuring, shrinking and re-running a test get the time a run gets
     // while exploring: a plan slower than that is no test (and with the
     // executor's longer default, classes whose plans can loop, such as
@@ -552,6 +555,24 @@ fn revalidate(
     }
 }
 
+/// The validator of a run: JUnit's jars, the build's test JVM, the seed of
+/// the varied run's order, the test runner under the cache.
+fn validator(
+    options: &GenerateOptions,
+    classpath: Vec<PathBuf>,
+) -> Result<Validator, GenerateError> {
+    let mut validator = Validator::new(
+        &options.java,
+        classpath,
+        options.junit,
+        options.cache.join("validate"),
+    )?;
+    validator.test_jvm = options.test_jvm.clone();
+    validator.seed = options.seed;
+    validator.runner_dir = options.cache.join("validate").join("runner");
+    Ok(validator)
+}
+
 fn failed(class: &program::LoadedClass, reason: String) -> ClassOutcome {
     ClassOutcome {
         failure: Some(reason),
@@ -582,6 +603,8 @@ fn write_class(options: &GenerateOptions, outcome: ClassOutcome) -> ClassEntry {
             .collect(),
         file: None,
         reason: None,
+        portability: outcome.portability.clone(),
+        static_state: outcome.static_state.clone(),
         effort: outcome.effort.clone(),
     };
     entry.reason = outcome.note.clone();
@@ -638,6 +661,10 @@ fn absolute(options: &GenerateOptions) -> Result<GenerateOptions, GenerateError>
             fix(&options.java)
         } else {
             options.java.clone()
+        },
+        test_jvm: TestJvm {
+            working_dir: options.test_jvm.working_dir.as_ref().map(fix),
+            ..options.test_jvm.clone()
         },
         ..options.clone()
     })

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use testgen_emit::JUnit;
+use testgen_emit::{JUnit, TestJvm};
 
 /// `--mode`: `incremental` reuses the per-class cache (unchanged classes
 /// are skipped, changed ones keep the trees of their unchanged methods);
@@ -58,6 +58,10 @@ pub struct GenerateOptions {
     pub jobs: usize,
     /// `--total-budget`: the whole run's time (nightly mode).
     pub total_budget: Option<Duration>,
+    /// How the build's test task runs tests (`--assertions`,
+    /// `--test-jvm-arg`, `--test-system-property`, `--test-working-dir`):
+    /// exploring and validation run the code the same way.
+    pub test_jvm: TestJvm,
 }
 
 impl GenerateOptions {
@@ -78,8 +82,12 @@ impl GenerateOptions {
                     .unwrap_or_default()
             })
             .collect();
+        // The test JVM's options shape what the code does (assertions,
+        // system properties); its working directory does not (tests that
+        // touch files are never kept), and leaving it out keeps a cache
+        // valid when the project moves.
         let text = format!(
-            "testgen {}\njunit {:?}\nbudget {} ms\nmax runs {}\nseed {}\nrelease {}\nclasspath {}\n",
+            "testgen {}\njunit {:?}\nbudget {} ms\nmax runs {}\nseed {}\nrelease {}\nclasspath {}\ntest jvm {:?}\n",
             env!("CARGO_PKG_VERSION"),
             self.junit,
             self.budget.as_millis(),
@@ -87,6 +95,7 @@ impl GenerateOptions {
             self.seed,
             self.release,
             classpath.join(":"),
+            self.test_jvm.test_options(),
         );
         super::program::hex(&Sha256::digest(text.as_bytes()))
     }
@@ -236,6 +245,7 @@ mod tests {
             seed: 0,
             jobs: 1,
             total_budget: None,
+            test_jvm: TestJvm::default(),
         };
         assert!(options.selects("a.Foo"));
         assert!(options.selects("a.b.Foo"));

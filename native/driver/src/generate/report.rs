@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::portability::{Portability, StaticState};
+
 pub const REPORT_FILE: &str = "testgen-report.json";
 
 /// What happened to a class.
@@ -75,6 +77,13 @@ pub struct ClassEntry {
     pub file: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Tests dropped, and kept tests with assertions left out, so that the
+    /// rest pass wherever the build runs them, per cause.
+    #[serde(skip_serializing_if = "Portability::is_empty")]
+    pub portability: Portability,
+    /// The class's mutable static fields and the reset its tests call.
+    #[serde(skip_serializing_if = "StaticState::is_empty")]
+    pub static_state: StaticState,
     #[serde(flatten)]
     pub effort: Effort,
 }
@@ -138,6 +147,10 @@ pub struct Summary {
     /// The classes' efforts added up (their `seconds` add up to more than
     /// the wall time when classes ran in parallel).
     pub effort: Effort,
+    /// The classes' portability figures added up.
+    pub portability: Portability,
+    /// Classes with mutable static state.
+    pub classes_with_static_state: usize,
     /// Peak resident memory of testgen itself and of the largest executor
     /// JVM, in KiB (Linux's `VmHWM`; 0 where it cannot be read).
     pub peak_rss_kib: u64,
@@ -172,9 +185,16 @@ impl Report {
         summary.branches_covered = self.classes.iter().map(|c| c.branches_covered).sum();
         summary.branches_infeasible = self.classes.iter().map(|c| c.branches_infeasible).sum();
         summary.effort = Effort::default();
+        summary.portability = Portability::default();
         for class in &self.classes {
             summary.effort.add(&class.effort);
+            summary.portability.add(&class.portability);
         }
+        summary.classes_with_static_state = self
+            .classes
+            .iter()
+            .filter(|c| !c.static_state.fields.is_empty())
+            .count();
     }
 
     /// `3 classes (1 generated, 2 unchanged), 25 tests, 40/44 branch outcomes covered (2 proven infeasible), 12.3 s`:
@@ -234,6 +254,8 @@ mod tests {
             }],
             file: None,
             reason: None,
+            portability: Portability::default(),
+            static_state: StaticState::default(),
             effort: Effort {
                 methods_explored: 1,
                 methods_reused: 0,
@@ -268,6 +290,8 @@ mod tests {
                 total_budget_seconds: None,
                 wall_seconds: 1.25,
                 effort: Effort::default(),
+                portability: Portability::default(),
+                classes_with_static_state: 0,
                 peak_rss_kib: 0,
                 executor_peak_rss_kib: 0,
             },

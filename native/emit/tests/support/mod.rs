@@ -73,6 +73,7 @@ pub fn case(executor: &mut Executor, statements: Vec<Statement>, parameters: &[&
         plan,
         first,
         second,
+        reruns: Vec::new(),
         parameter_names: parameters.iter().map(|p| p.to_string()).collect(),
     }
 }
@@ -84,6 +85,7 @@ pub fn class(name: &str, junit: JUnit, tests: Vec<TestCase>) -> TestClass {
         testgen_version: "0.1.0".to_string(),
         junit,
         tests,
+        static_reset: None,
     }
 }
 
