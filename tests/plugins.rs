@@ -394,6 +394,18 @@ fn message_for(classes: &Path, scratch: &Path, bad: &[&str]) -> String {
         .to_string()
 }
 
+/// Whether the generated test file expects an `assert` to fail, as it
+/// should exactly when the build's tests run with assertions.
+fn assert_tests_expect_assertion_errors(file: &Path, expected: bool) {
+    let source = fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    assert_eq!(
+        source.contains("assertThrows(AssertionError.class"),
+        expected,
+        "{}:\n{source}",
+        file.display()
+    );
+}
+
 fn strings(args: &[&str]) -> Vec<String> {
     args.iter().map(|s| s.to_string()).collect()
 }
@@ -426,7 +438,11 @@ const GRADLE_PROJECTS: [(&str, &[&str]); 2] = [
     ("app", &["com.example.app.Thermostat"]),
     (
         "core",
-        &["com.example.core.Range", "com.example.core.Temperature"],
+        &[
+            "com.example.core.Percent",
+            "com.example.core.Range",
+            "com.example.core.Temperature",
+        ],
     ),
 ];
 
@@ -489,6 +505,14 @@ fn gradle_multi_project_build_generates_and_runs_tests_in_every_project() {
         hand_written(&sample),
         hand_written_before,
         "the build changed hand-written tests"
+    );
+    // The test task runs assertions (Gradle's default): a precondition's
+    // `assert` is a test's expected failure, and `gradle test` passed it.
+    assert_tests_expect_assertion_errors(
+        &sample.join(
+            "core/build/generated-tests/testgen/java/com/example/core/PercentGeneratedTest.java",
+        ),
+        true,
     );
 
     // A class that cannot be loaded (its superclass is compileOnly): no
@@ -566,7 +590,7 @@ fn gradle_multi_project_build_generates_and_runs_tests_in_every_project() {
                 .output
                 .lines()
                 .any(|line| line.trim_end() == ":core:generateTests")
-                && nightly.output.contains("testgen: 2 classes"),
+                && nightly.output.contains("testgen: 3 classes"),
             "the {attempt} nightly generateTests did not run testgen:\n{}",
             nightly.output
         );
@@ -583,14 +607,15 @@ fn gradle_multi_project_build_generates_and_runs_tests_in_every_project() {
                     nightly.output
                 );
             }
+            let core = sample.join("core").canonicalize().unwrap();
+            let test_working_dir = format!(", --test-working-dir, {}, ", core.display());
             assert!(
-                nightly
-                    .output
-                    .lines()
-                    .any(|line| line.starts_with("Running [")
-                        && line.contains(", --total-budget, 1, ")
-                        && line.contains(", --mode, nightly")),
-                "the plugin did not pass --total-budget 1 and --mode nightly:\n{}",
+                nightly.output.lines().any(|line| line.starts_with("Running [")
+                    && line.contains(", --total-budget, 1, ")
+                    && line.contains(", --mode, nightly")
+                    && line.contains(", --assertions, on, ")
+                    && line.contains(&test_working_dir)),
+                "the plugin did not pass --total-budget 1, --mode nightly and the test task's settings:\n{}",
                 nightly.output
             );
         }
@@ -642,7 +667,11 @@ const MAVEN_MODULES: [(&str, &[&str]); 2] = [
     ("app", &["com.example.shop.Checkout"]),
     (
         "core",
-        &["com.example.stock.Discount", "com.example.stock.StockLevel"],
+        &[
+            "com.example.stock.Discount",
+            "com.example.stock.Reorder",
+            "com.example.stock.StockLevel",
+        ],
     ),
 ];
 
@@ -754,6 +783,11 @@ fn maven_multi_module_build_generates_and_runs_tests_in_every_module() {
         hand_written_before,
         "the build changed hand-written tests"
     );
+    let reorder = sample.dir.join(
+        "core/target/generated-test-sources/testgen/com/example/stock/ReorderGeneratedTest.java",
+    );
+    // Surefire runs assertions by default: the precondition is tested.
+    assert_tests_expect_assertion_errors(&reorder, true);
 
     // Maven has no up-to-date check: the second run is testgen's incremental
     // mode, which finds every class unchanged and leaves the generated tests
@@ -824,6 +858,27 @@ fn maven_multi_module_build_generates_and_runs_tests_in_every_module() {
     );
 
     maven_toolchain_and_nightly(&sample);
+
+    // A build that runs its tests without assertions: the plugin passes
+    // Surefire's setting on, the classes are generated again for it (a
+    // setting that shapes the tests changed), and no test expects an
+    // `assert` to fail. (The sample asks for the toolchain by now.)
+    let toolchains = sample.scratch.join("toolchains.xml");
+    let without = sample.mvn(&[
+        "-t",
+        &toolchains.to_string_lossy(),
+        "-DenableAssertions=false",
+        "test",
+    ]);
+    assert_succeeded(&without, "mvn test -DenableAssertions=false");
+    assert_tests_expect_assertion_errors(&reorder, false);
+    let statuses = report(&sample.dir.join("core/target/site/testgen"));
+    assert!(
+        statuses
+            .iter()
+            .any(|(class, status, _)| class == "com.example.stock.Reorder" && status == "generated"),
+        "Reorder was not generated again without assertions: {statuses:?}"
+    );
 }
 
 /// The end of the Maven test, on its built sample (classes unchanged, so
@@ -832,8 +887,9 @@ fn maven_multi_module_build_generates_and_runs_tests_in_every_module() {
 /// maven-toolchains-plugin is not in Debian's repository, so the toolchain
 /// is chosen the other way the plugin supports: `<jdkToolchain>`
 /// requirements matched against the `toolchains.xml` given with `-t`. Its
-/// JDK is a copy of the real one's `release` file and a `bin/java` that logs
-/// each start, then runs the real `java`.
+/// JDK is a copy of the real one's `release` file, a `bin/java` that logs
+/// each start, then runs the real `java`, and a `bin/javac` that runs the
+/// real one.
 fn maven_toolchain_and_nightly(sample: &MavenSample) {
     let jdk = sample.scratch.join("toolchain-jdk");
     let log = sample.scratch.join("toolchain-java.log");
@@ -851,6 +907,18 @@ fn maven_toolchain_and_nightly(sample: &MavenSample) {
     )
     .unwrap();
     fs::set_permissions(&java, fs::Permissions::from_mode(0o755)).unwrap();
+    // A JDK, not a JRE: validation compiles with the javac beside java.
+    let javac = jdk.join("bin/javac");
+    fs::write(
+        &javac,
+        format!(
+            "#!/bin/sh
+exec '{}' \"$@\"\n",
+            real_home.join("bin/javac").display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&javac, fs::Permissions::from_mode(0o755)).unwrap();
     let toolchains = sample.scratch.join("toolchains.xml");
     fs::write(
         &toolchains,
@@ -896,7 +964,8 @@ fn maven_toolchain_and_nightly(sample: &MavenSample) {
     );
     let starts = fs::read_to_string(&log).unwrap_or_default();
     assert!(
-        starts.lines().count() > 0 && starts.lines().all(|line| line.starts_with("java ")),
+        // (One start's options hold a line break: -Dline.separator=\r\n.)
+        starts.starts_with("java "),
         "testgen did not run the toolchain's java (log: {starts:?}):\n{}",
         nightly.output
     );

@@ -18,6 +18,7 @@ import java.util.concurrent.Callable;
 
 import dev.testgen.common.BinaryLocator;
 import dev.testgen.common.JUnitDetector;
+import dev.testgen.common.TestTaskOptions;
 
 import org.gradle.api.DefaultTask;
 import org.gradle.api.GradleException;
@@ -40,6 +41,7 @@ import org.gradle.api.tasks.PathSensitive;
 import org.gradle.api.tasks.PathSensitivity;
 import org.gradle.api.tasks.SkipWhenEmpty;
 import org.gradle.api.tasks.TaskAction;
+import org.gradle.api.tasks.testing.Test;
 
 /**
  * Runs {@code testgen generate} on one source set's compiled classes and writes JUnit test
@@ -78,6 +80,8 @@ public class GenerateTestsTask extends DefaultTask {
     private String mode;
     private Long seed;
     private Integer jobs;
+    /** The task that runs the tests; testgen runs the code as it does. */
+    private Test testTask;
 
     public GenerateTestsTask() {
         // Read at configuration time, so the task action never needs the Project.
@@ -368,6 +372,46 @@ public class GenerateTestsTask extends DefaultTask {
         this.jobs = jobs;
     }
 
+    /** The test task whose settings the code runs under; the plugin sets {@code test}. */
+    void setTestTask(Test testTask) {
+        this.testTask = testTask;
+    }
+
+    /**
+     * Whether the test task runs {@code assert} statements ({@code Test.enableAssertions}, true
+     * unless the build turns it off): {@code --assertions}. testgen explores and validates with
+     * the same setting, so a test never expects what only the other setting does.
+     */
+    @Input
+    public boolean getTestAssertions() {
+        return testTask == null || testTask.getEnableAssertions();
+    }
+
+    /** The test task's JVM arguments ({@code Test.jvmArgs}): {@code --test-jvm-arg}. */
+    @Input
+    public List<String> getTestJvmArgs() {
+        List<String> args = testTask == null ? null : testTask.getJvmArgs();
+        return args == null ? Collections.<String>emptyList() : new ArrayList<String>(args);
+    }
+
+    /** The test task's system properties ({@code Test.systemProperties}), sorted: {@code --test-system-property}. */
+    @Input
+    public Map<String, String> getTestSystemProperties() {
+        Map<String, String> properties = new java.util.TreeMap<String, String>();
+        if (testTask != null) {
+            for (Map.Entry<String, Object> property : testTask.getSystemProperties().entrySet()) {
+                properties.put(property.getKey(), String.valueOf(property.getValue()));
+            }
+        }
+        return properties;
+    }
+
+    /** Where the test task runs the tests ({@code Test.workingDir}): {@code --test-working-dir}. */
+    @Internal("Where the tests run does not change what they assert; an input here would tie the build cache to the path")
+    public File getTestWorkingDir() {
+        return testTask == null ? null : testTask.getWorkingDir();
+    }
+
     // ---- outputs ------------------------------------------------------------------------
 
     /** Generated test sources, package directories below ({@code --out}). */
@@ -440,6 +484,8 @@ public class GenerateTestsTask extends DefaultTask {
         command.add(getJavaExecutable().getAbsolutePath());
         command.add("--junit");
         command.add(String.valueOf(getJunit()));
+        command.addAll(TestTaskOptions.arguments(getTestAssertions(), getTestJvmArgs(),
+                getTestSystemProperties(), getTestWorkingDir()));
         if (getBudgetSeconds() != null) {
             command.add("--budget");
             command.add(String.valueOf(getBudgetSeconds()));

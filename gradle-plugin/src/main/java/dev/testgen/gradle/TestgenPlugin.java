@@ -7,12 +7,15 @@ import org.gradle.api.Action;
 import org.gradle.api.GradleException;
 import org.gradle.api.Plugin;
 import org.gradle.api.Project;
+import org.gradle.api.Task;
 import org.gradle.api.file.Directory;
 import org.gradle.api.file.FileCollection;
 import org.gradle.api.plugins.AppliedPlugin;
+import org.gradle.api.plugins.JavaPlugin;
 import org.gradle.api.provider.Provider;
 import org.gradle.api.tasks.SourceSet;
 import org.gradle.api.tasks.SourceSetContainer;
+import org.gradle.api.tasks.testing.Test;
 
 /**
  * The {@code dev.testgen} plugin: a {@code testgen { }} extension and, once the {@code java}
@@ -83,6 +86,12 @@ public class TestgenPlugin implements Plugin<Project> {
             }
         });
         project.getTasks().getByName(test.getCompileJavaTaskName()).dependsOn(task);
+        // The code runs as the `test` task will run the tests (assertions, JVM arguments,
+        // system properties, working directory), read when generateTests runs.
+        Task testTask = project.getTasks().findByName(JavaPlugin.TEST_TASK_NAME);
+        if (testTask instanceof Test) {
+            task.setTestTask((Test) testTask);
+        }
     }
 
     /**

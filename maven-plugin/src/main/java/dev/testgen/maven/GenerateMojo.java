@@ -9,17 +9,23 @@ import java.nio.charset.Charset;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import dev.testgen.common.BinaryLocator;
 import dev.testgen.common.JUnitDetector;
+import dev.testgen.common.TestTaskOptions;
 
 import org.apache.maven.artifact.DependencyResolutionRequiredException;
 import org.apache.maven.execution.MavenSession;
+import org.apache.maven.model.Plugin;
+import org.apache.maven.model.PluginExecution;
 import org.apache.maven.plugin.AbstractMojo;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
@@ -32,6 +38,7 @@ import org.apache.maven.plugins.annotations.ResolutionScope;
 import org.apache.maven.project.MavenProject;
 import org.apache.maven.toolchain.Toolchain;
 import org.apache.maven.toolchain.ToolchainManager;
+import org.codehaus.plexus.util.xml.Xpp3Dom;
 
 /**
  * Runs {@code testgen generate} on the module's compiled classes and adds the generated JUnit
@@ -191,6 +198,7 @@ public class GenerateMojo extends AbstractMojo {
         command.add(java.getAbsolutePath());
         command.add("--junit");
         command.add(String.valueOf(junitVersion));
+        command.addAll(surefireOptions());
         if (budgetSeconds != null) {
             command.add("--budget");
             command.add(String.valueOf(budgetSeconds));
@@ -222,6 +230,86 @@ public class GenerateMojo extends AbstractMojo {
             command.add(String.valueOf(jobs));
         }
         return command;
+    }
+
+    /** Surefire's artifact key in the build's plugins. */
+    private static final String SUREFIRE = "org.apache.maven.plugins:maven-surefire-plugin";
+
+    /**
+     * How surefire runs the module's tests, as testgen options ({@link TestTaskOptions}): its
+     * {@code enableAssertions} (default true), {@code argLine} (default the property
+     * {@code argLine}, which coverage agents set), {@code systemPropertyVariables} and
+     * {@code workingDirectory} (default the module's directory), from the plugin's configuration
+     * merged with its {@code default-test} execution's, and {@code -DenableAssertions}. Property
+     * references left in them ({@code ${name}}, surefire's late {@code @{name}}) are replaced with
+     * the project's, the session's or the JVM's properties.
+     */
+    private List<String> surefireOptions() {
+        Xpp3Dom configuration = null;
+        Plugin surefire = project.getPlugin(SUREFIRE);
+        if (surefire != null) {
+            configuration = (Xpp3Dom) surefire.getConfiguration();
+            for (PluginExecution execution : surefire.getExecutions()) {
+                if ("default-test".equals(execution.getId()) && execution.getConfiguration() != null) {
+                    Xpp3Dom own = (Xpp3Dom) execution.getConfiguration();
+                    configuration = configuration == null ? own : Xpp3Dom.mergeXpp3Dom(own, configuration);
+                }
+            }
+        }
+        String assertions = child(configuration, "enableAssertions");
+        if (assertions == null) {
+            assertions = property("enableAssertions");
+        }
+        boolean enableAssertions = assertions == null || !"false".equalsIgnoreCase(assertions.trim());
+        String argLine = child(configuration, "argLine");
+        if (argLine == null) {
+            argLine = property("argLine");
+        }
+        Map<String, String> properties = new LinkedHashMap<String, String>();
+        Xpp3Dom variables = configuration == null ? null : configuration.getChild("systemPropertyVariables");
+        if (variables != null) {
+            for (Xpp3Dom variable : variables.getChildren()) {
+                properties.put(variable.getName(), resolveProperties(variable.getValue()));
+            }
+        }
+        String workingDirectory = child(configuration, "workingDirectory");
+        File workingDir = workingDirectory == null ? project.getBasedir() : new File(workingDirectory);
+        if (!workingDir.isAbsolute()) {
+            workingDir = new File(project.getBasedir(), workingDir.getPath());
+        }
+        return TestTaskOptions.arguments(enableAssertions, TestTaskOptions.split(resolveProperties(argLine)),
+                properties, workingDir);
+    }
+
+    private String child(Xpp3Dom configuration, String name) {
+        Xpp3Dom child = configuration == null ? null : configuration.getChild(name);
+        return child == null || child.getValue() == null ? null : resolveProperties(child.getValue());
+    }
+
+    /** A property of the session (-D), the project or the JVM; null if none has it. */
+    private String property(String name) {
+        String value = session.getUserProperties().getProperty(name);
+        if (value == null) {
+            value = project.getProperties().getProperty(name);
+        }
+        return value != null ? value : System.getProperty(name);
+    }
+
+    private static final Pattern PROPERTY_REFERENCE = Pattern.compile("[$@]\\{([^}]+)\\}");
+
+    /** {@code text} with {@code ${name}} and {@code @{name}} replaced (by nothing when unknown). */
+    private String resolveProperties(String text) {
+        if (text == null) {
+            return null;
+        }
+        Matcher matcher = PROPERTY_REFERENCE.matcher(text);
+        StringBuffer resolved = new StringBuffer();
+        while (matcher.find()) {
+            String value = property(matcher.group(1));
+            matcher.appendReplacement(resolved, Matcher.quoteReplacement(value == null ? "" : value));
+        }
+        matcher.appendTail(resolved);
+        return resolved.toString();
     }
 
     /**
