@@ -304,6 +304,25 @@ fn read_corpus(dir: &Path, problems: &mut Vec<String>) -> Corpus {
             });
         }
         figures.classes = classes.len() as u64;
+        let per_cause = |key: &str| -> BTreeMap<String, u64> {
+            summary
+                .pointer(&format!("/portability/{key}"))
+                .and_then(Value::as_object)
+                .map(|causes| {
+                    causes
+                        .iter()
+                        .filter_map(|(cause, n)| Some((cause.clone(), n.as_u64()?)))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        figures.dropped = per_cause("dropped");
+        figures.repaired = per_cause("repaired");
+        figures.static_state_classes = u64_at(&summary, "classes_with_static_state").unwrap_or(0);
+        figures.static_resets = rows
+            .iter()
+            .filter(|row| row.pointer("/static_state/reset").is_some())
+            .count() as u64;
         (figures.class_seconds_median, figures.class_seconds_p90) = median_p90(&seconds);
         figures.class_seconds = Some(seconds.iter().sum());
         figures.paths = u64_at(&effort, "paths");

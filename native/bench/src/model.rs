@@ -98,6 +98,18 @@ pub struct Figures {
     /// Re-run with nothing changed, and after one class changed.
     pub unchanged: Option<Rerun>,
     pub changed: Option<Rerun>,
+    /// Tests dropped, and kept tests with assertions left out, so that the
+    /// rest pass wherever a build runs them: per cause (testgen's report).
+    #[serde(default)]
+    pub dropped: BTreeMap<String, u64>,
+    #[serde(default)]
+    pub repaired: BTreeMap<String, u64>,
+    /// Classes with mutable static state, and of those, the ones whose
+    /// tests call a reset of the class.
+    #[serde(default)]
+    pub static_state_classes: u64,
+    #[serde(default)]
+    pub static_resets: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -143,6 +155,17 @@ fn sum<T: std::iter::Sum<T>>(values: impl Iterator<Item = Option<T>>) -> Option<
     values
         .collect::<Option<Vec<T>>>()
         .map(|v| v.into_iter().sum())
+}
+
+/// Counts per key, added up.
+fn add_up<'a>(maps: impl Iterator<Item = &'a BTreeMap<String, u64>>) -> BTreeMap<String, u64> {
+    let mut total = BTreeMap::new();
+    for map in maps {
+        for (key, count) in map {
+            *total.entry(key.clone()).or_default() += count;
+        }
+    }
+    total
 }
 
 fn max(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
@@ -209,6 +232,10 @@ impl Figures {
             explore_seconds: sum(figs().map(|f| f.explore_seconds)),
             unchanged: rerun(|f| &f.unchanged),
             changed: rerun(|f| &f.changed),
+            dropped: add_up(figs().map(|f| &f.dropped)),
+            repaired: add_up(figs().map(|f| &f.repaired)),
+            static_state_classes: figs().map(|f| f.static_state_classes).sum(),
+            static_resets: figs().map(|f| f.static_resets).sum(),
             ..Figures::default()
         };
         if corpora.is_empty() {
@@ -254,6 +281,16 @@ impl Figures {
             ("plans/s", self.plans_per_second, Unit::Rate),
             ("unchanged re-run s", rerun(&self.unchanged), Unit::Seconds),
             ("changed re-run s", rerun(&self.changed), Unit::Seconds),
+            (
+                "tests dropped (portability)",
+                Some(self.dropped.values().sum::<u64>() as f64),
+                Unit::Count,
+            ),
+            (
+                "tests repaired (portability)",
+                Some(self.repaired.values().sum::<u64>() as f64),
+                Unit::Count,
+            ),
         ]
     }
 }

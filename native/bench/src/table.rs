@@ -42,6 +42,7 @@ fn covered(covered: Option<u64>, total: Option<u64>) -> String {
     }
 }
 
+/// `key n, key n` (`-` when empty): statuses, causes.
 fn statuses(statuses: &BTreeMap<String, u64>) -> String {
     if statuses.is_empty() {
         return "-".into();
@@ -224,6 +225,36 @@ pub fn incremental(bench: &Bench) -> String {
     out
 }
 
+/// Tests dropped and repaired for portability, per cause; classes with
+/// static state.
+pub fn portability(bench: &Bench) -> String {
+    let causes = statuses;
+    let rows: Vec<Vec<String>> = rows(bench)
+        .into_iter()
+        .map(|(name, f)| {
+            vec![
+                name.to_string(),
+                f.dropped.values().sum::<u64>().to_string(),
+                causes(&f.dropped),
+                f.repaired.values().sum::<u64>().to_string(),
+                causes(&f.repaired),
+                format!("{} ({} reset)", f.static_state_classes, f.static_resets),
+            ]
+        })
+        .collect();
+    grid(
+        &[
+            "corpus",
+            "dropped",
+            "dropped by cause",
+            "repaired",
+            "repaired by cause",
+            "static state",
+        ],
+        &rows,
+    )
+}
+
 pub const LEGEND: &str = "\
 wall s, CPU s: `testgen generate`, full run from an empty cache; CPU is user + system of its
   whole process tree (executor JVMs, javac and the JUnit validation runs included).
@@ -237,6 +268,11 @@ JaCoCo: by the full run's tests, over every class of the input, public or not (w
   --include, over the selected classes only).
 unchanged s: the same input again, same --cache and --out; 1 changed s: the same after the
   change named above; ratio: to the full run's wall time.
+dropped: tests left out because they failed or behaved differently under a condition a build
+  may run them in (another locale, time zone or line separator, another order, alone, the
+  build's assertion setting, a second run); repaired: kept tests with assertions left out for
+  the same causes; static state: classes with mutable static fields (with a reset method of
+  their own that the tests call before and after each test).
 ";
 
 /// The whole report: header, per-class rows, then the three per-corpus tables.
@@ -244,11 +280,12 @@ pub fn report(bench: &Bench) -> String {
     let mut out = header(bench);
     let _ = write!(
         out,
-        "\n== per class\n{}\n== tests and coverage\n{}\n== speed and memory\n{}\n== incremental\n{}\n{}",
+        "\n== per class\n{}\n== tests and coverage\n{}\n== speed and memory\n{}\n== incremental\n{}\n== portability\n{}\n{}",
         classes(bench),
         coverage(bench),
         speed(bench),
         incremental(bench),
+        portability(bench),
         LEGEND
     );
     if bench.problems.is_empty() {
@@ -313,6 +350,30 @@ mod tests {
             ],
         );
         assert_eq!(text, "a          bb\nlong name   1\nx          22\n");
+    }
+
+    #[test]
+    fn portability_shows_counts_per_cause() {
+        let mut bench = Bench::default();
+        let mut figures = Figures::default();
+        figures.dropped.insert("locale".into(), 2);
+        figures.repaired.insert("static_state".into(), 3);
+        figures.repaired.insert("time_zone".into(), 1);
+        figures.static_state_classes = 4;
+        figures.static_resets = 1;
+        bench.corpora.push(crate::model::Corpus {
+            name: "jar".into(),
+            figures,
+            ..Default::default()
+        });
+        bench.total = Figures::total(&bench.corpora);
+        let text = portability(&bench);
+        let jar = text.lines().find(|l| l.starts_with("jar")).unwrap();
+        assert!(jar.contains("locale 2"), "{text}");
+        assert!(jar.contains("static_state 3, time_zone 1"), "{text}");
+        assert!(jar.contains("4 (1 reset)"), "{text}");
+        let total = text.lines().find(|l| l.starts_with("TOTAL")).unwrap();
+        assert!(total.contains("  4  static_state 3, time_zone 1"), "{text}");
     }
 
     #[test]
