@@ -106,17 +106,16 @@ impl Assertions {
         {
             return enable;
         }
-        let mut package = top_level.rsplit_once('.').map_or("", |(p, _)| p);
-        loop {
+        // The class's package, then each enclosing one; the unnamed package
+        // (`-ea:...`) only for a class that is in it, as in the JVM.
+        let mut package = Some(top_level.rsplit_once('.').map_or("", |(p, _)| p));
+        while let Some(name) = package {
             if let Some(enable) =
-                latest(&|scope| matches!(scope, AssertionScope::Package(p) if p == package))
+                latest(&|scope| matches!(scope, AssertionScope::Package(p) if p == name))
             {
                 return enable;
             }
-            if package.is_empty() {
-                break;
-            }
-            package = package.rsplit_once('.').map_or("", |(p, _)| p);
+            package = name.rsplit_once('.').map(|(p, _)| p);
         }
         latest(&|scope| matches!(scope, AssertionScope::Default)).unwrap_or(false)
     }
