@@ -14,19 +14,17 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use testgen_classfile::descriptor::BaseType;
-use testgen_exec::{
-    ExceptionInfo, PlanStatus, PropertyOutcome, RenderedValue, Statement, StatementOutcome, Value,
-};
+use testgen_exec::{ExceptionInfo, PlanStatus, Statement, StatementOutcome, Value};
 
-use crate::literal;
 use crate::model::{
     header_line, observed, test_class_name, Cause, EmittedClass, EmittedMethod, JUnit, Skipped,
     StaticReset, TestCase, TestClass,
 };
 use crate::names;
-use crate::runs::{looks_nondeterministic, same, value_of, Seen, Thrown};
-use crate::types::{self, method_types, type_ref, JType};
+use crate::oracle::{first_property, Actual, Named, Oracle};
+use crate::printer::{self, Code, Local, StatementPrinter};
+use crate::runs::{value_of, Seen, Thrown};
+use crate::types::{self, type_ref, JType};
 
 /// Writes the test class for all of `class.tests`.
 pub fn emit(class: &TestClass) -> EmittedClass {
@@ -389,13 +387,8 @@ fn thrown(case: &TestCase, act: usize) -> Option<Thrown<'_>> {
     })
 }
 
-#[derive(Clone)]
-struct Local {
-    name: String,
-    ty: JType,
-}
-
-/// Writes one test method.
+/// Writes one test method: the arrange statements and the act through the
+/// printer, the assertions the oracle chooses.
 struct Writer<'a> {
     case: &'a TestCase,
     junit: JUnit,
@@ -403,14 +396,7 @@ struct Writer<'a> {
     statics: &'a mut BTreeSet<&'static str>,
     locals: Vec<Option<Local>>,
     used: BTreeSet<String>,
-    /// Statements before this one are the arrange part.
-    arrange_end: usize,
-    /// Causes of assertions left out because runs disagreed.
-    left_out: BTreeSet<Cause>,
 }
-
-/// At most this many assertions on one value.
-const MAX_ASSERTIONS: usize = 12;
 
 fn write_case(
     case: &TestCase,
@@ -435,25 +421,14 @@ fn write_case(
         statics: &mut own_statics,
         locals: vec![None; case.plan.statements.len()],
         used,
-        arrange_end: 0,
-        left_out: BTreeSet::new(),
     };
     let method = writer.method(&shape)?;
     *statics = own_statics;
     Ok(method)
 }
 
-/// A statement as Java: the expression, the static type of its value (if
-/// it has one) and whether it may stand alone as a statement.
-struct Code {
-    expr: String,
-    ty: Option<JType>,
-    statement_expression: bool,
-}
-
 impl<'a> Writer<'a> {
     fn method(&mut self, shape: &Shape) -> Result<Method, Unfit> {
-        self.arrange_end = shape.act;
         let statements = &self.case.plan.statements;
         let referenced: BTreeSet<usize> = statements[..=shape.act]
             .iter()
@@ -486,37 +461,41 @@ impl<'a> Writer<'a> {
                 literal => names::describe_value(literal),
             })
             .collect();
+        let mut oracle = Oracle::new(self.package, self.arrange_locals(shape.act));
         let behaviour = if shape.threw {
             let thrown = thrown(self.case, shape.act).ok_or("the act's exception is missing")?;
-            self.assert_thrown(&thrown, act, &mut lines);
+            let check = oracle.thrown(&thrown);
+            lines.extend(printer::thrown(&check, &act, self.statics));
             format!(
                 "Throws{}",
                 names::identifier(types::simple_name(&thrown.first.class))
             )
         } else {
-            self.act_and_assert(shape, act, &mut lines)
+            self.act_and_assert(shape, act, &mut oracle, &mut lines)
         };
         Ok(Method {
             lines,
             name: names::identifier(&format!("{act_name}{behaviour}")),
             arguments,
-            left_out: std::mem::take(&mut self.left_out),
+            left_out: oracle.left_out,
         })
     }
 
     /// The act that completed, then the assertions on its result and on
     /// the state it left; returns the behaviour part of the test's name.
-    fn act_and_assert(&mut self, shape: &Shape, act: Code, lines: &mut Vec<String>) -> String {
-        let mut asserts = Vec::new();
+    fn act_and_assert(
+        &mut self,
+        shape: &Shape,
+        act: Code,
+        oracle: &mut Oracle<'a>,
+        lines: &mut Vec<String>,
+    ) -> String {
+        let mut assertions = Vec::new();
         let mut behaviour = String::new();
         match (act.ty, self.seen(shape.act)) {
             (Some(ty), Some(seen)) => {
-                self.locals[shape.act] = Some(Local {
-                    name: "result".into(),
-                    ty: ty.clone(),
-                });
-                self.assert_value(&seen, Some(&ty), "result", 0, &mut asserts);
-                if asserts.is_empty() && act.statement_expression {
+                oracle.value(&seen, Some(&ty), Actual::Result, 0, &mut assertions);
+                if assertions.is_empty() && act.statement_expression {
                     // Nothing every run agrees on: the call alone.
                     lines.push(format!("{};", act.expr));
                 } else {
@@ -534,10 +513,26 @@ impl<'a> Writer<'a> {
             }
             _ => lines.push(format!("{};", act.expr)),
         }
-        let state = self.assert_observations(shape, &mut asserts);
-        if !asserts.is_empty() {
+        let observed: Vec<_> = shape
+            .observations
+            .iter()
+            .filter_map(|&(target, observation)| {
+                let local = self.locals[target].clone()?;
+                let after = self.seen(observation)?;
+                let made = value_of(self.case.first.statements.get(target));
+                Some((local.name, local.ty, made, after))
+            })
+            .collect();
+        let void_act = matches!(
+            self.case.first.statements[shape.act],
+            StatementOutcome::Void
+        );
+        let state = oracle.observations(&observed, void_act, &mut assertions);
+        if !assertions.is_empty() {
             lines.push(String::new());
-            lines.extend(asserts);
+            for assertion in &assertions {
+                lines.extend(printer::assertion(assertion, self.junit, self.statics));
+            }
         }
         match (behaviour.is_empty(), state) {
             (false, _) => behaviour,
@@ -546,14 +541,33 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// The locals of the arrange part, for assertions to name.
+    fn arrange_locals(&self, act: usize) -> Vec<Option<Named<'a>>> {
+        (0..act)
+            .map(|index| {
+                let local = self.locals[index].as_ref()?;
+                Some(Named {
+                    name: local.name.clone(),
+                    seen: self.seen(index),
+                })
+            })
+            .collect()
+    }
+
     /// Statement `index`'s value in every run.
     fn seen(&self, index: usize) -> Option<Seen<'a>> {
         Seen::statement(self.case, index)
     }
 
-    /// Notes that runs disagreed on a value the test would assert.
-    fn leave_out(&mut self, cause: Cause) {
-        self.left_out.insert(cause);
+    /// The Java code of statement `index`.
+    fn code(&self, index: usize) -> Result<Code, String> {
+        StatementPrinter {
+            locals: &self.locals,
+        }
+        .code(
+            &self.case.plan.statements[index],
+            value_of(self.case.first.statements.get(index)),
+        )
     }
 
     fn local_name(&mut self, index: usize, ty: &JType) -> String {
@@ -587,597 +601,6 @@ impl<'a> Writer<'a> {
             Statement::NewArray { .. } => "newArray".to_string(),
             Statement::ArrayStore { .. } => "storeElement".to_string(),
         }
-    }
-
-    /// The Java code of statement `index`.
-    fn code(&self, index: usize) -> Result<Code, String> {
-        let statement = &self.case.plan.statements[index];
-        let types_of = |descriptor: &str| {
-            method_types(descriptor).ok_or_else(|| format!("malformed descriptor {descriptor}"))
-        };
-        Ok(match statement {
-            Statement::New {
-                class,
-                descriptor,
-                args,
-            } => {
-                let (params, _) = types_of(descriptor)?;
-                Code {
-                    expr: format!(
-                        "new {}({})",
-                        type_ref(class),
-                        self.arguments(args, &params)?
-                    ),
-                    ty: Some(JType::Class(class.clone())),
-                    statement_expression: true,
-                }
-            }
-            Statement::CallStatic {
-                class,
-                name,
-                descriptor,
-                args,
-            } => {
-                let (params, ret) = types_of(descriptor)?;
-                Code {
-                    expr: format!(
-                        "{}.{name}({})",
-                        type_ref(class),
-                        self.arguments(args, &params)?
-                    ),
-                    ty: ret,
-                    statement_expression: true,
-                }
-            }
-            Statement::Call {
-                receiver,
-                class,
-                name,
-                descriptor,
-                args,
-            } => {
-                let (params, ret) = types_of(descriptor)?;
-                Code {
-                    expr: format!(
-                        "{}.{name}({})",
-                        self.receiver(receiver, class)?,
-                        self.arguments(args, &params)?
-                    ),
-                    ty: ret,
-                    statement_expression: true,
-                }
-            }
-            Statement::GetField {
-                class,
-                name,
-                receiver,
-            } => {
-                let target = match receiver {
-                    Some(receiver) => self.receiver(receiver, class)?,
-                    None => type_ref(class),
-                };
-                let ty = match value_of(self.case.first.statements.get(index)) {
-                    // A constant of the class's own type (`Rounding.HALF_UP`)
-                    // is declared with that type, so that calls on it need no
-                    // cast; other objects may be of a class the test cannot
-                    // name.
-                    Some(RenderedValue::Object { class: runtime, .. }) if runtime == class => {
-                        JType::Class(class.clone())
-                    }
-                    Some(value) => static_type_of(value),
-                    None => JType::object(),
-                };
-                Code {
-                    expr: format!("{target}.{name}"),
-                    ty: Some(ty),
-                    statement_expression: false,
-                }
-            }
-            Statement::PutField {
-                class,
-                name,
-                receiver,
-                value,
-            } => {
-                let target = match receiver {
-                    Some(receiver) => self.receiver(receiver, class)?,
-                    None => type_ref(class),
-                };
-                Code {
-                    expr: format!("{target}.{name} = {}", self.value(value, None)?),
-                    ty: None,
-                    statement_expression: true,
-                }
-            }
-            Statement::NewArray { element, length } => {
-                let element = JType::from_descriptor(element)
-                    .ok_or_else(|| format!("malformed element type {element}"))?;
-                Code {
-                    expr: element.new_array(*length),
-                    ty: Some(JType::Array(Box::new(element))),
-                    statement_expression: false,
-                }
-            }
-            Statement::ArrayStore {
-                array,
-                index: at,
-                value,
-            } => {
-                let (target, element) = match array {
-                    Value::Ref { statement } => {
-                        let local = self.local(*statement)?;
-                        match &local.ty {
-                            JType::Array(element) => {
-                                (local.name.clone(), Some(element.as_ref().clone()))
-                            }
-                            _ => (local.name.clone(), None),
-                        }
-                    }
-                    _ => return Err("an array store into a literal".into()),
-                };
-                Code {
-                    expr: format!("{target}[{at}] = {}", self.value(value, element.as_ref())?),
-                    ty: None,
-                    statement_expression: true,
-                }
-            }
-        })
-    }
-
-    fn local(&self, statement: usize) -> Result<&Local, String> {
-        self.locals
-            .get(statement)
-            .and_then(Option::as_ref)
-            .ok_or_else(|| format!("a reference to statement {statement}, which has no value"))
-    }
-
-    fn arguments(&self, args: &[Value], params: &[JType]) -> Result<String, String> {
-        if args.len() != params.len() {
-            return Err("the arguments do not match the descriptor".into());
-        }
-        let mut out = Vec::new();
-        for (arg, param) in args.iter().zip(params) {
-            out.push(self.value(arg, Some(param))?);
-        }
-        Ok(out.join(", "))
-    }
-
-    /// `value` where a `expected` is expected (`None`: anything goes).
-    fn value(&self, value: &Value, expected: Option<&JType>) -> Result<String, String> {
-        if let Value::Ref { statement } = value {
-            let local = self.local(*statement)?;
-            return Ok(match expected {
-                Some(ty) if local.ty.is_object() && !ty.is_object() => {
-                    format!("({}) {}", ty.source(), local.name)
-                }
-                _ => local.name.clone(),
-            });
-        }
-        let rendered = literal::rendered_of(value).expect("not a reference");
-        let text = literal::of_rendered(&rendered).expect("literals render");
-        Ok(match (expected, &rendered) {
-            // A typed null picks the overload the plan named.
-            (Some(ty), RenderedValue::Null) if !ty.is_primitive() => {
-                format!("({}) null", ty.source())
-            }
-            (Some(JType::Primitive(base)), _) if Some(*base) != primitive_kind(&rendered) => {
-                format!("({}) {text}", base.java_name())
-            }
-            _ => text,
-        })
-    }
-
-    /// The receiver of a call or field access on `class`.
-    fn receiver(&self, receiver: &Value, class: &str) -> Result<String, String> {
-        let ty = JType::Class(class.to_string());
-        let text = self.value(receiver, Some(&ty))?;
-        Ok(if text.starts_with('(') {
-            format!("({text})")
-        } else {
-            text
-        })
-    }
-
-    /// `assertThrows` (and the message, when every run agrees on it).
-    fn assert_thrown(&mut self, thrown: &Thrown<'_>, act: Code, lines: &mut Vec<String>) {
-        let first = thrown.first;
-        let lambda = if act.statement_expression {
-            format!("() -> {}", act.expr)
-        } else {
-            format!("() -> {{ Object unused = {}; }}", act.expr)
-        };
-        let exception = type_ref(&first.class);
-        self.statics.insert("assertThrows");
-        // The JVM's own messages for these change between JDK versions and
-        // options (helpful NullPointerException messages, class loader names).
-        let jvm_message = matches!(
-            first.class.as_str(),
-            "java.lang.NullPointerException" | "java.lang.ClassCastException"
-        );
-        let message_agrees = !jvm_message
-            && first
-                .message
-                .as_deref()
-                .is_none_or(|m| !looks_nondeterministic(m))
-            && match thrown.message_agreement() {
-                Ok(()) => true,
-                Err(cause) => {
-                    self.leave_out(cause);
-                    false
-                }
-            };
-        if message_agrees {
-            lines.push(format!(
-                "{exception} thrown = assertThrows({exception}.class, {lambda});"
-            ));
-            lines.push(String::new());
-            match &first.message {
-                Some(message) => {
-                    self.statics.insert("assertEquals");
-                    lines.push(format!(
-                        "assertEquals({}, thrown.getMessage());",
-                        literal::string(message)
-                    ));
-                }
-                None => {
-                    self.statics.insert("assertNull");
-                    lines.push("assertNull(thrown.getMessage());".to_string());
-                }
-            }
-        } else {
-            lines.push(format!("assertThrows({exception}.class, {lambda});"));
-        }
-    }
-
-    /// The arrange local holding the same object as `seen` in every run,
-    /// if any: identity hashes differ between runs, but which statement
-    /// made an object does not.
-    fn same_object_as(&self, seen: &Seen<'_>) -> Option<String> {
-        let identities = seen.identities()?;
-        (0..self.arrange_end).find_map(|earlier| {
-            let local = self.locals[earlier].as_ref()?;
-            let made = self.seen(earlier)?.identities()?;
-            (made == identities).then(|| local.name.clone())
-        })
-    }
-
-    /// The state after the act of each observed object: the properties
-    /// that changed since the object was made, or all of them after a void
-    /// act that changed none. Returns the first change, for the test name.
-    fn assert_observations(
-        &mut self,
-        shape: &Shape,
-        out: &mut Vec<String>,
-    ) -> Option<(String, String)> {
-        let void_act = matches!(
-            self.case.first.statements[shape.act],
-            StatementOutcome::Void
-        );
-        let mut first_change = None;
-        for &(target, observation) in &shape.observations {
-            let Some(local) = self.locals[target].clone() else {
-                continue;
-            };
-            let Some(after) = self.seen(observation) else {
-                continue;
-            };
-            let before = match value_of(self.case.first.statements.get(target)) {
-                Some(RenderedValue::Object {
-                    properties: Some(before),
-                    ..
-                }) => before.clone(),
-                _ => Vec::new(),
-            };
-            let Some(access) = self.object_access(&local.name, Some(&local.ty), after.first, 0)
-            else {
-                continue;
-            };
-            let properties = after.properties();
-            let changed = |name: &str, value: &RenderedValue| {
-                !before.iter().any(|b| {
-                    b.name == name
-                        && matches!(&b.outcome, PropertyOutcome::Value { value: old } if same(old, value))
-                })
-            };
-            let any_changed = properties
-                .iter()
-                .any(|(name, seen)| changed(name, seen.first));
-            for (name, seen) in properties {
-                if !changed(name, seen.first) && (any_changed || !void_act) {
-                    continue;
-                }
-                if let Err(cause) = seen.agreement() {
-                    self.leave_out(cause);
-                    continue;
-                }
-                let before_len = out.len();
-                let actual = format!("{access}.{name}()");
-                self.assert_value(&seen, None, &actual, 1, out);
-                if out.len() > before_len && first_change.is_none() && !before.is_empty() {
-                    first_change = Some((
-                        names::property_name(name),
-                        names::describe_rendered(seen.first),
-                    ));
-                }
-            }
-        }
-        first_change
-    }
-
-    /// How to call getters on `actual` (runtime value `value`, static type
-    /// `ty` if known), or `None` if the code cannot do so safely.
-    fn object_access(
-        &self,
-        actual: &str,
-        ty: Option<&JType>,
-        value: &RenderedValue,
-        depth: u32,
-    ) -> Option<String> {
-        let RenderedValue::Object { class, .. } = value else {
-            return None;
-        };
-        if ty == Some(&JType::Class(class.clone())) {
-            return Some(actual.to_string());
-        }
-        let nameable = !class
-            .split('$')
-            .skip(1)
-            .any(|part| part.starts_with(|c: char| c.is_ascii_digit()));
-        if nameable && types::package_of(class) == self.package {
-            return Some(if depth == 0 {
-                format!("(({}) {actual})", type_ref(class))
-            } else {
-                actual.to_string()
-            });
-        }
-        None
-    }
-
-    /// Assertions that `actual` (static type `ty` if known) holds the value
-    /// every run saw; nothing where they disagree (the disagreement's cause
-    /// is noted).
-    fn assert_value(
-        &mut self,
-        seen: &Seen<'_>,
-        ty: Option<&JType>,
-        actual: &str,
-        depth: u32,
-        out: &mut Vec<String>,
-    ) {
-        if out.len() >= MAX_ASSERTIONS {
-            return;
-        }
-        if let Some(local) = self.same_object_as(seen) {
-            self.statics.insert("assertSame");
-            out.push(format!("assertSame({local}, {actual});"));
-            return;
-        }
-        match seen.first {
-            RenderedValue::Object { class, .. } => {
-                if let Err(cause) = seen.shape_agreement() {
-                    self.leave_out(cause);
-                    return;
-                }
-                let before = out.len();
-                let collection = types::package_of(class) == "java.util";
-                let access = self
-                    .object_access(actual, ty, seen.first, depth)
-                    .or_else(|| {
-                        // Collections are used through their interfaces.
-                        (collection && ty.is_some_and(|t| !t.is_object()))
-                            .then(|| actual.to_string())
-                    });
-                if let Some(access) = access {
-                    for (name, property) in seen.properties() {
-                        if collection && !matches!(name, "size" | "isEmpty") {
-                            continue;
-                        }
-                        let getter = format!("{access}.{name}()");
-                        self.assert_value(&property, None, &getter, depth + 1, out);
-                    }
-                }
-                if out.len() == before && depth == 0 {
-                    self.statics.insert("assertNotNull");
-                    out.push(format!("assertNotNull({actual});"));
-                }
-            }
-            RenderedValue::Array { class, length, .. } => {
-                if let Err(cause) = seen.shape_agreement() {
-                    self.leave_out(cause);
-                    return;
-                }
-                let Some(runtime) = JType::from_array_class_name(class) else {
-                    return;
-                };
-                let typed = if ty == Some(&runtime) {
-                    actual.to_string()
-                } else {
-                    format!("(({}) {actual})", runtime.source())
-                };
-                let literals: Option<Vec<String>> = seen.elements().and_then(|elements| {
-                    elements
-                        .iter()
-                        .map(|element| match element.agreement() {
-                            Ok(()) => literal::of_rendered(element.first),
-                            Err(cause) => {
-                                self.leave_out(cause);
-                                None
-                            }
-                        })
-                        .collect()
-                });
-                match literals {
-                    Some(items) => {
-                        self.statics.insert("assertArrayEquals");
-                        let delta = match (&runtime, self.junit) {
-                            (JType::Array(e), JUnit::Four) => match e.as_ref() {
-                                JType::Primitive(BaseType::Float) => ", 0.0f",
-                                JType::Primitive(BaseType::Double) => ", 0.0",
-                                _ => "",
-                            },
-                            _ => "",
-                        };
-                        let JType::Array(element) = &runtime else {
-                            return;
-                        };
-                        out.push(format!(
-                            "assertArrayEquals(new {}[] {{{}}}, {typed}{delta});",
-                            element.source(),
-                            items.join(", ")
-                        ));
-                    }
-                    None => {
-                        self.statics.insert("assertEquals");
-                        out.push(format!("assertEquals({length}, {typed}.length);"));
-                    }
-                }
-            }
-            value => match seen.agreement() {
-                Ok(()) => self.assert_literal(value, ty, actual, out),
-                Err(cause) => self.leave_out(cause),
-            },
-        }
-    }
-
-    fn assert_literal(
-        &mut self,
-        value: &RenderedValue,
-        ty: Option<&JType>,
-        actual: &str,
-        out: &mut Vec<String>,
-    ) {
-        let mut assert = |name: &'static str, line: String| {
-            self.statics.insert(name);
-            out.push(line);
-        };
-        match value {
-            RenderedValue::Null => assert("assertNull", format!("assertNull({actual});")),
-            RenderedValue::Boolean { value } if ty.is_none_or(JType::is_primitive) => {
-                if *value {
-                    assert("assertTrue", format!("assertTrue({actual});"));
-                } else {
-                    assert("assertFalse", format!("assertFalse({actual});"));
-                }
-            }
-            RenderedValue::Float { bits } => {
-                let v = f32::from_bits(*bits);
-                let (name, line) = floating_assertion(
-                    FloatingValue {
-                        class: "java.lang.Float",
-                        expected: literal::float(*bits),
-                        nan: v.is_nan(),
-                        zero: v == 0.0,
-                        to_bits: "floatToIntBits",
-                        delta: "0.0f",
-                    },
-                    self.junit,
-                    actual,
-                );
-                assert(name, line);
-            }
-            RenderedValue::Double { bits } => {
-                let v = f64::from_bits(*bits);
-                let (name, line) = floating_assertion(
-                    FloatingValue {
-                        class: "java.lang.Double",
-                        expected: literal::double(*bits),
-                        nan: v.is_nan(),
-                        zero: v == 0.0,
-                        to_bits: "doubleToLongBits",
-                        delta: "0.0",
-                    },
-                    self.junit,
-                    actual,
-                );
-                assert(name, line);
-            }
-            RenderedValue::String {
-                value,
-                full_length: Some(full),
-            } => {
-                let prefix = literal::string_units(&value.to_utf16());
-                assert(
-                    "assertTrue",
-                    format!("assertTrue({actual}.startsWith({prefix}));"),
-                );
-                assert(
-                    "assertEquals",
-                    format!("assertEquals({full}, {actual}.length());"),
-                );
-            }
-            other => {
-                if let Some(expected) = literal::of_rendered(other) {
-                    assert(
-                        "assertEquals",
-                        format!("assertEquals({expected}, {actual});"),
-                    );
-                }
-            }
-        }
-    }
-}
-
-/// The first property of a new object that every run saw the same and
-/// that can be written as a literal, for the test's name.
-fn first_property(seen: &Seen<'_>) -> Option<(String, String)> {
-    seen.properties()
-        .into_iter()
-        .find(|(_, property)| {
-            property.agreement().is_ok() && literal::of_rendered(property.first).is_some()
-        })
-        .map(|(name, property)| {
-            (
-                names::property_name(name),
-                names::describe_rendered(property.first),
-            )
-        })
-}
-
-/// An expected `float` or `double` and how its type is asserted exactly.
-struct FloatingValue {
-    class: &'static str,
-    expected: String,
-    nan: bool,
-    zero: bool,
-    /// The wrapper's method giving the bits (`floatToIntBits`).
-    to_bits: &'static str,
-    /// A zero delta of the type, for JUnit 4.
-    delta: &'static str,
-}
-
-/// The assertion (and its static import) that `actual` is exactly
-/// `value`: JUnit 5 compares floating point by bits (NaN equals NaN,
-/// `-0.0` differs from `0.0`); JUnit 4 with a zero delta does not tell
-/// the zeros apart, so zeros are compared by bits there.
-fn floating_assertion(value: FloatingValue, junit: JUnit, actual: &str) -> (&'static str, String) {
-    let FloatingValue {
-        class,
-        expected,
-        to_bits,
-        delta,
-        ..
-    } = value;
-    let class = type_ref(class);
-    if value.nan {
-        (
-            "assertTrue",
-            format!("assertTrue({class}.isNaN({actual}));"),
-        )
-    } else if junit == JUnit::Five {
-        (
-            "assertEquals",
-            format!("assertEquals({expected}, {actual});"),
-        )
-    } else if value.zero {
-        (
-            "assertEquals",
-            format!("assertEquals({class}.{to_bits}({expected}), {class}.{to_bits}({actual}));"),
-        )
-    } else {
-        (
-            "assertEquals",
-            format!("assertEquals({expected}, {actual}, {delta});"),
-        )
     }
 }
 
@@ -1220,34 +643,5 @@ fn act_arguments(statement: &Statement) -> Vec<Value> {
         Statement::PutField { value, .. } => vec![value.clone()],
         Statement::ArrayStore { value, .. } => vec![value.clone()],
         Statement::GetField { .. } | Statement::NewArray { .. } => Vec::new(),
-    }
-}
-
-fn primitive_kind(value: &RenderedValue) -> Option<BaseType> {
-    Some(match value {
-        RenderedValue::Boolean { .. } => BaseType::Boolean,
-        RenderedValue::Byte { .. } => BaseType::Byte,
-        RenderedValue::Short { .. } => BaseType::Short,
-        RenderedValue::Char { .. } => BaseType::Char,
-        RenderedValue::Int { .. } => BaseType::Int,
-        RenderedValue::Long { .. } => BaseType::Long,
-        RenderedValue::Float { .. } => BaseType::Float,
-        RenderedValue::Double { .. } => BaseType::Double,
-        _ => return None,
-    })
-}
-
-/// A static type for a value whose declaration is unknown (a field read).
-fn static_type_of(value: &RenderedValue) -> JType {
-    if let Some(base) = primitive_kind(value) {
-        return JType::Primitive(base);
-    }
-    match value {
-        RenderedValue::String { .. } => JType::Class("java.lang.String".into()),
-        RenderedValue::Enum { class, .. } => JType::Class(class.clone()),
-        RenderedValue::Array { class, .. } => {
-            JType::from_array_class_name(class).unwrap_or_else(JType::object)
-        }
-        _ => JType::object(),
     }
 }

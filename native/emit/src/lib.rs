@@ -11,6 +11,8 @@ mod literal;
 pub mod minimise;
 pub mod model;
 mod names;
+mod oracle;
+mod printer;
 mod runs;
 mod test_jvm;
 mod types;
@@ -21,6 +23,7 @@ pub use minimise::{select_covering, select_covering_with_costs};
 pub use model::{
     header_line, observe, parse_header, test_class_name, with_receiver_observed, Cause,
     EmittedClass, EmittedMethod, Header, JUnit, Rerun, Skipped, StaticReset, TestCase, TestClass,
+    TEST_CLASS_FORMAT,
 };
 pub use test_jvm::{single_defaults, IgnoredOption, TestJvm};
 pub use validate::{

@@ -25,6 +25,11 @@ pub enum JUnit {
     Four,
 }
 
+/// The version of [`TestClass`]'s serialised form, stored with it (the
+/// driver's cache): bumped whenever that form or its meaning changes. The
+/// snapshot tests' models (`fixtures/emit`) are recorded in it.
+pub const TEST_CLASS_FORMAT: u32 = 1;
+
 /// Everything one generated test class is made of.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TestClass {
