@@ -387,6 +387,7 @@ fn run_generate(args: GenerateArgs) -> ExitCode {
             progress.line(&format!("skipped {location}: {reason}"));
         }
         generate::Event::Warning(message) => progress.line(&format!("warning: {message}")),
+        generate::Event::Note(message) => progress.line(&format!("note: {message}")),
         generate::Event::Selected { classes } => progress.selected(classes),
         generate::Event::ClassStarted(class) => progress.started(class),
         generate::Event::ClassDone(class) => progress.done(class),

@@ -12,8 +12,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use testgen_classfile::AccessFlags;
+use testgen_construct::Recipes;
+use testgen_project::MethodId;
 use testgen_symbolic::explore::{explore, ExploreOptions};
-use testgen_symbolic::program::MethodKey;
 
 #[derive(Default)]
 struct Totals {
@@ -33,11 +34,12 @@ struct Totals {
 /// with `options`, and prints the figures.
 fn corpus(name: &str, fixture: &support::Fixture, options: ExploreOptions, stride: usize) {
     let program = fixture.program();
+    let recipes = Recipes::new(&program);
     let mut executor = fixture.executor();
     let mut methods = Vec::new();
     for (internal, class) in program.classes() {
         let flags = class.access_flags;
-        if !flags.is_public() || flags.is_interface() || internal.contains('$') {
+        if !flags.is_public() || flags.is_interface() || internal.as_internal().contains('$') {
             continue;
         }
         for method in &class.methods {
@@ -48,15 +50,15 @@ fn corpus(name: &str, fixture: &support::Fixture, options: ExploreOptions, strid
             let generated = method.access_flags.contains(AccessFlags::SYNTHETIC)
                 || method.access_flags.contains(AccessFlags::BRIDGE);
             if public && m != "<clinit>" && !generated {
-                methods.push(MethodKey::new(internal, &m, &d));
+                methods.push(MethodId::new(internal.clone(), m, d));
             }
         }
     }
-    let methods: Vec<MethodKey> = methods.into_iter().step_by(stride).collect();
+    let methods: Vec<MethodId> = methods.into_iter().step_by(stride).collect();
     let started = Instant::now();
     let mut totals = Totals::default();
     for key in &methods {
-        let found = match explore(&mut executor, &program, key, &options) {
+        let found = match explore(&mut executor, &recipes, key, &options) {
             Ok(found) => found,
             Err(_) => {
                 totals.failed += 1;

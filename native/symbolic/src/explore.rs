@@ -14,13 +14,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use testgen_classfile::instruction::opcode;
-use testgen_exec::{BranchOperands, ExecError, Executor, Plan, PlanOutcome, TraceEvent};
+use testgen_construct::{contexts, ContextBounds, Recipes, TemplateError};
+use testgen_exec::{ExecError, Executor, Plan, PlanOutcome, TraceEvent};
+use testgen_project::{reached, Blocker, Goal, MethodId};
 use z3::{Params, SatResult, Solver};
 
-use crate::inputs::{InputBounds, InputModel, Valuation};
-use crate::machine::{replay, ReplayOptions};
-use crate::program::{MethodKey, Program};
+use crate::encode::{special_values, InputBounds, InputModel, Valuation};
+use crate::machine::{replay, ReplayOptions, Replayed};
 use crate::tree::{
     Alternative, ConstraintTree, Decision, Leaf, Location, Node, NodeId, Outcome, Step,
 };
@@ -45,12 +45,11 @@ pub struct ExploreOptions {
     pub run_timeout: Duration,
     pub replay: ReplayOptions,
     pub bounds: InputBounds,
-    /// Calls made on the receiver before the call under test, at most.
-    pub max_prefix_length: usize,
-    /// Contexts (receiver-preparing call sequences) tried at most.
-    pub max_contexts: usize,
-    /// The same call repeated up to this many times is a context of its own.
-    pub max_repeated_calls: usize,
+    /// The receiver-preparing call sequences (contexts) tried.
+    pub contexts: ContextBounds,
+    /// Keep every run's inputs and trace ([`Exploration::recorded`]), for
+    /// replay tests that need no JVM.
+    pub record: bool,
 }
 
 impl Default for ExploreOptions {
@@ -64,28 +63,24 @@ impl Default for ExploreOptions {
             run_timeout: Duration::from_secs(2),
             replay: ReplayOptions::default(),
             bounds: InputBounds::default(),
-            max_prefix_length: 3,
-            max_contexts: 24,
-            max_repeated_calls: 5,
+            contexts: ContextBounds::default(),
+            record: false,
         }
     }
 }
 
-/// A branch outcome as testgen's probes saw it.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct Reached {
-    /// `pkg.Class.name(descriptor)`.
-    pub method: String,
-    pub offset: u32,
-    pub outcome: Outcome,
-}
+/// The version of [`Exploration`]'s serialised form, stored with it (the
+/// driver's cache): bumped whenever that form or its meaning changes, so
+/// that an exploration written by another testgen is explored again rather
+/// than misread. `tests/formats.rs` holds a recorded sample to it.
+pub const EXPLORATION_FORMAT: u32 = 1;
 
 /// What exploring found, with the self-check figures.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Exploration {
     pub tree: ConstraintTree<Plan>,
     /// The receiver-preparing calls of each context, by index.
-    pub contexts: Vec<Vec<(String, String)>>,
+    pub contexts: Vec<Vec<MethodId>>,
     pub runs: usize,
     /// Runs whose inputs came from the solver, aimed at an unexplored leaf.
     pub predicted: usize,
@@ -96,31 +91,48 @@ pub struct Exploration {
     pub solver_seconds: f64,
     pub seconds: f64,
     /// Every branch outcome the probes reported, in any method of the program.
-    pub reached: BTreeSet<Reached>,
+    pub reached: BTreeSet<Goal>,
     /// Outcomes the solver proved unreachable on every path that leads to
     /// them, in a tree explored to the end.
-    pub infeasible: BTreeSet<Reached>,
+    pub infeasible: BTreeSet<Goal>,
     /// Outcomes unreachable on every path explored, where exploring stopped
     /// (runs, queries or time) before the tree was finished: other paths or
     /// contexts might still reach them.
-    pub infeasible_so_far: BTreeSet<Reached>,
+    pub infeasible_so_far: BTreeSet<Goal>,
     /// Sets of clauses proven contradictory, to settle the same question on
     /// other paths without the solver.
     #[serde(skip)]
     pub unsat_slices: BTreeSet<Vec<String>>,
     /// Every decision a replay saw taken, including implicit exceptions.
     #[serde(skip)]
-    pub decided: BTreeSet<Reached>,
-    /// Why replays stopped early (each reason once).
-    pub replay_errors: BTreeSet<String>,
+    pub decided: BTreeSet<Goal>,
+    /// What kept replays from following paths to the end: why a replay
+    /// stopped early, where a loop bound cut alternatives (each once).
+    pub blockers: BTreeSet<Blocker>,
     /// Why the method could not be explored at all, if so.
-    pub failure: Option<String>,
+    pub failure: Option<Blocker>,
+    /// Every run, when [`ExploreOptions::record`] asked for them.
+    #[serde(skip)]
+    pub recorded: Vec<RecordedRun>,
 }
 
+/// One run of an exploration, as a replay needs it: which context, the
+/// inputs (assertions that pin the solver's variables) and the trace of the
+/// plan's thread. With the program's classes this is enough to replay the
+/// run again without a JVM ([`replay_recorded`]).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RecordedRun {
+    pub method: MethodId,
+    pub context: usize,
+    pub inputs: String,
+    pub events: Vec<TraceEvent>,
+}
+
+/// Explores `target`'s paths, building its inputs from `recipes`.
 pub fn explore(
     executor: &mut Executor,
-    program: &Program<'_>,
-    target: &MethodKey,
+    recipes: &Recipes<'_, '_>,
+    target: &MethodId,
     options: &ExploreOptions,
 ) -> Result<Exploration, ExecError> {
     // A z3 context of its own: the models z3 finds depend on the terms a
@@ -131,16 +143,17 @@ pub fn explore(
     let executor = std::sync::Mutex::new(executor);
     z3::with_z3_config(&z3::Config::new(), || {
         let mut executor = executor.lock().unwrap_or_else(|e| e.into_inner());
-        explore_in_fresh_context(&mut executor, program, target, options)
+        explore_in_fresh_context(&mut executor, recipes, target, options)
     })
 }
 
 fn explore_in_fresh_context(
     executor: &mut Executor,
-    program: &Program<'_>,
-    target: &MethodKey,
+    recipes: &Recipes<'_, '_>,
+    target: &MethodId,
     options: &ExploreOptions,
 ) -> Result<Exploration, ExecError> {
+    let program = recipes.program();
     let started = Instant::now();
     let mut found = Exploration {
         tree: ConstraintTree::new(),
@@ -156,23 +169,23 @@ fn explore_in_fresh_context(
         infeasible_so_far: BTreeSet::new(),
         decided: BTreeSet::new(),
         unsat_slices: BTreeSet::new(),
-        replay_errors: BTreeSet::new(),
+        blockers: BTreeSet::new(),
         failure: None,
+        recorded: Vec::new(),
     };
-    let is_static = match program.method(target) {
-        Some((_, member)) => member.access_flags.is_static(),
-        None => {
-            found.failure = Some(format!("{} is not in the program", target.label()));
-            return Ok(found);
-        }
+    let Some(is_static) = program.is_static(target) else {
+        found.failure = Some(Blocker::NotExplorable {
+            reason: format!("{target} is not in the program"),
+        });
+        return Ok(found);
     };
-    found.contexts = contexts(program, target, is_static, options);
+    found.contexts = contexts(program, target, is_static, &options.contexts);
     let models: Vec<InputModel> = match found
         .contexts
         .iter()
         .map(|prefix| {
             InputModel::new(
-                program,
+                recipes,
                 target.clone(),
                 is_static,
                 prefix,
@@ -182,15 +195,22 @@ fn explore_in_fresh_context(
         .collect::<Result<_, _>>()
     {
         Ok(models) => models,
-        Err(why) => {
-            found.failure = Some(why);
+        Err(error) => {
+            found.failure = Some(match error {
+                TemplateError::ObjectNotBuilt { class } => Blocker::ObjectNotBuilt { class },
+                other => Blocker::NotExplorable {
+                    reason: other.to_string(),
+                },
+            });
             return Ok(found);
         }
     };
     let mut next = match solve(&models[0], "", &[], limits(options), &mut found) {
         Solved::Inputs(valuation) => Some((0usize, valuation, None)),
         _ => {
-            found.failure = Some("the inputs' own constraints have no solution".into());
+            found.failure = Some(Blocker::NotExplorable {
+                reason: "the inputs' own constraints have no solution".into(),
+            });
             None
         }
     };
@@ -202,27 +222,36 @@ fn explore_in_fresh_context(
         let outcome = executor.run_with_timeout(&realised.plan, options.run_timeout)?;
         found.runs += 1;
         let events = plan_events(&outcome);
-        record_reached(program, &events, &mut found.reached);
+        found.reached.extend(reached(program, &events));
         let replayed = replay(
             program,
+            recipes.hierarchy(),
             &realised.acts,
             &events,
             &valuation,
             &options.replay,
         );
-        if let Some(why) = replayed.stopped {
-            found.replay_errors.insert(why);
+        if options.record {
+            found.recorded.push(RecordedRun {
+                method: target.clone(),
+                context,
+                inputs: valuation.pinned(),
+                events: events.clone(),
+            });
         }
+        found.blockers.extend(replayed.stopped);
+        found.blockers.extend(
+            replayed
+                .loop_bounds
+                .into_iter()
+                .map(|at| Blocker::LoopBound { at }),
+        );
         let mut steps = Vec::with_capacity(replayed.steps.len() + 1);
         if found.contexts.len() > 1 {
             steps.push(context_step(context, found.contexts.len()));
         }
         for step in &replayed.steps {
-            found.decided.insert(Reached {
-                method: step.taken.at.method.clone(),
-                offset: step.taken.at.offset,
-                outcome: step.taken.outcome,
-            });
+            found.decided.extend(step.taken.at.goal(step.taken.outcome));
         }
         steps.extend(replayed.steps);
         found.tree.record(&steps, realised.plan);
@@ -232,7 +261,7 @@ fn explore_in_fresh_context(
                 Node::Leaf(Leaf::Unexplored) => {
                     // The run did not take the path it was solved for: the
                     // leaf depends on something not modelled.
-                    found.tree.settle(leaf, Leaf::NotModelled);
+                    found.tree.settle_not_modelled(leaf);
                 }
                 _ => found.agreed += 1,
             }
@@ -250,76 +279,47 @@ fn explore_in_fresh_context(
     Ok(found)
 }
 
-/// The empty prefix, then sequences of the class's other public instance
-/// methods, shortest first: the calls that write a field the target reads
-/// (setters, `add`, `increment`) before the others, each group in name
-/// order, so that the contexts kept within `max_contexts` are the ones
-/// that matter.
-fn contexts(
-    program: &Program<'_>,
-    target: &MethodKey,
-    is_static: bool,
+/// Replays a recorded run as exploring replayed it: the same context and
+/// template, the inputs solved back from the record, the recorded trace.
+pub fn replay_recorded(
+    recipes: &Recipes<'_, '_>,
+    run: &RecordedRun,
     options: &ExploreOptions,
-) -> Vec<Vec<(String, String)>> {
-    let mut contexts = vec![Vec::new()];
-    if is_static || target.name == "<init>" || options.max_prefix_length == 0 {
-        return contexts;
-    }
-    let Some(class) = program.class(&target.class) else {
-        return contexts;
-    };
-    let mut calls: Vec<(String, String)> = class
-        .methods
-        .iter()
-        .filter(|m| m.access_flags.is_public() && !m.access_flags.is_static())
-        .filter_map(|m| {
-            let name = m.name(class).ok()?.into_owned();
-            let descriptor = m.descriptor(class).ok()?.into_owned();
-            let getter =
-                (name.starts_with("get") || name.starts_with("is")) && descriptor.starts_with("()");
-            let skip = name.starts_with('<')
-                || getter
-                || matches!(name.as_str(), "equals" | "hashCode" | "toString");
-            (!skip).then_some((name, descriptor))
-        })
-        .collect();
-    let (target_reads, _) = program.field_accesses(target);
-    let prepares = |(name, descriptor): &(String, String)| {
-        let (_, writes) = program.field_accesses(&MethodKey::new(&target.class, name, descriptor));
-        !writes.is_disjoint(&target_reads)
-    };
-    calls.sort_by_cached_key(|call| (!prepares(call), call.clone()));
-    // The same call repeated (a counter that needs several increments)
-    // first, then every sequence, shortest first.
-    for call in &calls {
-        for times in 1..=options.max_repeated_calls {
-            if contexts.len() >= options.max_contexts {
-                return contexts;
-            }
-            contexts.push(vec![call.clone(); times]);
+) -> Result<Replayed, String> {
+    let program = recipes.program();
+    let target = &run.method;
+    let is_static = program
+        .is_static(target)
+        .ok_or_else(|| format!("{target} is not in the program"))?;
+    let prefixes = contexts(program, target, is_static, &options.contexts);
+    let prefix = prefixes
+        .get(run.context)
+        .ok_or_else(|| format!("{target} has no context {}", run.context))?;
+    let model = InputModel::new(
+        recipes,
+        target.clone(),
+        is_static,
+        prefix,
+        options.bounds.clone(),
+    )
+    .map_err(|e| e.to_string())?;
+    z3::with_z3_config(&z3::Config::new(), || {
+        let solver = Solver::new();
+        solver.from_string(format!("{}{}", model.declarations(), run.inputs));
+        if solver.check() != SatResult::Sat {
+            return Err("the recorded inputs no longer solve".to_string());
         }
-    }
-    let mut frontier: Vec<Vec<(String, String)>> = vec![Vec::new()];
-    for _ in 0..options.max_prefix_length {
-        let mut longer = Vec::new();
-        for prefix in &frontier {
-            for call in &calls {
-                let mut extended = prefix.clone();
-                extended.push(call.clone());
-                longer.push(extended);
-            }
-        }
-        for prefix in &longer {
-            if contexts.len() >= options.max_contexts {
-                return contexts;
-            }
-            if !contexts.contains(prefix) {
-                contexts.push(prefix.clone());
-            }
-        }
-        frontier = longer;
-    }
-    contexts
+        let valuation = Valuation::new(solver.get_model().ok_or("no model")?);
+        let realised = model.realise(&valuation);
+        Ok(replay(
+            program,
+            recipes.hierarchy(),
+            &realised.acts,
+            &run.events,
+            &valuation,
+            &options.replay,
+        ))
+    })
 }
 
 /// The explorer's own first decision: which context the path runs in.
@@ -327,7 +327,7 @@ fn context_step(context: usize, count: usize) -> Step {
     let case = |k: usize| Outcome::Case(k as i32);
     Step {
         taken: Decision {
-            at: Location::new("", 0),
+            at: Location::context(),
             outcome: case(context),
             clause: Some("true".into()),
             declares: Vec::new(),
@@ -352,91 +352,13 @@ fn plan_events(outcome: &PlanOutcome) -> Vec<TraceEvent> {
         .collect()
 }
 
-/// Adds the outcome of every branch event to `reached`.
-fn record_reached(program: &Program<'_>, events: &[TraceEvent], reached: &mut BTreeSet<Reached>) {
-    for event in events {
-        let TraceEvent::Branch { site, operands } = event else {
-            continue;
-        };
-        let Some(at) = program.site(*site) else {
-            continue;
-        };
-        let Some(key) = program.method_key(at.method) else {
-            continue;
-        };
-        if let Some(outcome) = branch_outcome(program, key, at.offset, operands) {
-            reached.insert(Reached {
-                method: key.label(),
-                offset: at.offset,
-                outcome,
-            });
-        }
-    }
-}
-
-/// Which way a branch went, from its operands.
-pub fn branch_outcome(
-    program: &Program<'_>,
-    key: &MethodKey,
-    offset: u32,
-    operands: &BranchOperands,
-) -> Option<Outcome> {
-    use opcode::*;
-    let op = program.opcode_at(key, offset)?;
-    let method = key;
-    let test = |index: u8, left: i64, right: i64| match index {
-        0 => left == right,
-        1 => left != right,
-        2 => left < right,
-        3 => left >= right,
-        4 => left > right,
-        _ => left <= right,
-    };
-    let jumps = match (op, operands) {
-        (TABLESWITCH | LOOKUPSWITCH, BranchOperands::SwitchKey { key }) => {
-            return Some(if program.switch_has_case(method, offset, *key) {
-                Outcome::Case(*key)
-            } else {
-                Outcome::Default
-            })
-        }
-        (IFEQ..=IFLE, BranchOperands::Int { value }) => test(op - IFEQ, i64::from(*value), 0),
-        (IF_ICMPEQ..=IF_ICMPLE, BranchOperands::IntPair { left, right }) => {
-            test(op - IF_ICMPEQ, i64::from(*left), i64::from(*right))
-        }
-        (IF_ACMPEQ | IF_ACMPNE, BranchOperands::RefPair { left, right }) => {
-            let same = match (left, right) {
-                (None, None) => true,
-                (Some(l), Some(r)) => l.identity == r.identity && l.class == r.class,
-                _ => false,
-            };
-            same == (op == IF_ACMPEQ)
-        }
-        (IFNULL | IFNONNULL, BranchOperands::Ref { value }) => value.is_none() == (op == IFNULL),
-        _ => return None,
-    };
-    Some(if jumps {
-        Outcome::Taken
-    } else {
-        Outcome::NotTaken
-    })
-}
-
 /// Outcomes whose every offered leaf was proven infeasible and that no run
 /// reached.
-fn infeasible_outcomes(
-    tree: &ConstraintTree<Plan>,
-    reached: &BTreeSet<Reached>,
-) -> BTreeSet<Reached> {
-    let mut proven: BTreeMap<Reached, bool> = BTreeMap::new();
+fn infeasible_outcomes(tree: &ConstraintTree<Plan>, reached: &BTreeSet<Goal>) -> BTreeSet<Goal> {
+    let mut proven: BTreeMap<Goal, bool> = BTreeMap::new();
     tree.for_each_edge(|at, outcome, child| {
-        if at.method.is_empty() {
+        let Some(key) = at.goal(outcome) else {
             return;
-        }
-        let key = Reached {
-            method: at.method.clone(),
-            offset: at.offset,
-            outcome,
         };
         let infeasible = matches!(child, Node::Leaf(Leaf::Infeasible));
         let entry = proven.entry(key).or_insert(true);
@@ -457,18 +379,16 @@ fn infeasible_outcomes(
 fn pick_leaf(found: &Exploration) -> Option<NodeId> {
     let leaves = found.tree.unexplored_leaves();
     let rank = |(_, depth, at, outcome): &(NodeId, usize, Location, Outcome)| {
-        let key = Reached {
-            method: at.method.clone(),
-            offset: at.offset,
-            outcome: *outcome,
+        let Some(key) = at.goal(*outcome) else {
+            // An untried context.
+            return (1, 0);
         };
         let seen = found.reached.contains(&key) || found.decided.contains(&key);
         let implicit = matches!(outcome, Outcome::Throws | Outcome::Proceeds);
-        match (at.method.is_empty(), seen, implicit) {
-            (true, ..) => (1, 0),
-            (false, false, false) => (0, *depth),
-            (false, false, true) => (2, *depth),
-            (false, true, _) => (3, usize::MAX - *depth),
+        match (seen, implicit) {
+            (false, false) => (0, *depth),
+            (false, true) => (2, *depth),
+            (true, _) => (3, usize::MAX - *depth),
         }
     };
     leaves
@@ -610,7 +530,7 @@ fn relevant_slice(clauses: &[String], goal: &str) -> Vec<String> {
 }
 
 /// The input variables a clause mentions (by testgen's naming: `p0`,
-/// `p1.len`, `r.c0.a1`, `q0.a0`, `x3`, `ea`).
+/// `p1.len`, `r.c0.a1`, `q0.a0`, `x3`).
 fn symbols(clause: &str) -> BTreeSet<&str> {
     clause
         .split(|c: char| c.is_whitespace() || c == '(' || c == ')')
@@ -620,7 +540,6 @@ fn symbols(clause: &str) -> BTreeSet<&str> {
             match (chars.next(), chars.next()) {
                 (Some('p' | 'q' | 'x'), Some(d)) => d.is_ascii_digit(),
                 (Some('r'), None | Some('.')) => true,
-                (Some('e'), Some('a')) => token.len() == 2,
                 _ => false,
             }
         })
@@ -644,7 +563,7 @@ fn search_special_values(
     }
     let pools: Vec<Vec<String>> = variables
         .iter()
-        .map(|(_, base)| crate::inputs::special_values(*base))
+        .map(|(_, base)| special_values(*base))
         .collect();
     let mut odometer = vec![0usize; variables.len()];
     for _ in 0..TRIES {

@@ -15,42 +15,44 @@
 //! serialises as plain data and its order is deterministic.
 
 use serde::{Deserialize, Serialize};
+use testgen_project::{Blocker, Goal, MethodId};
 
-/// Which way a branch went.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum Outcome {
-    /// A conditional branch jumped.
-    Taken,
-    /// A conditional branch fell through.
-    NotTaken,
-    /// A switch went to the case for this key.
-    Case(i32),
-    /// A switch went to its default.
-    Default,
-    /// An instruction threw an implicit exception (null dereference, array
-    /// bounds, division by zero, failing cast).
-    Throws,
-    /// The same instruction did not throw.
-    Proceeds,
-}
+pub use testgen_project::Outcome;
 
-/// Where a decision is made: a bytecode offset in a method. The method is
-/// named `Class.name(descriptor)` (binary class name) because a path runs
-/// through constructors and callees as well as the method explored; the
-/// explorer's own choices (which call sequence builds the receiver) have
-/// the method `""`.
+/// Where a decision is made: a bytecode offset in a method (a path runs
+/// through constructors and callees as well as the method explored), or,
+/// with no method, the explorer's own first choice (which call sequence
+/// builds the receiver).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Location {
-    pub method: String,
+    pub method: Option<MethodId>,
     pub offset: u32,
 }
 
 impl Location {
-    pub fn new(method: impl Into<String>, offset: u32) -> Location {
+    /// An instruction of a method.
+    pub fn of(method: MethodId, offset: u32) -> Location {
         Location {
-            method: method.into(),
+            method: Some(method),
             offset,
         }
+    }
+
+    /// The explorer's choice of a context.
+    pub fn context() -> Location {
+        Location {
+            method: None,
+            offset: 0,
+        }
+    }
+
+    /// The goal of this location's outcome (none for the explorer's choice).
+    pub fn goal(&self, outcome: Outcome) -> Option<Goal> {
+        Some(Goal {
+            method: self.method.clone()?,
+            offset: self.offset,
+            outcome,
+        })
     }
 }
 
@@ -117,9 +119,9 @@ pub enum Leaf<I> {
     Infeasible,
     /// The solver gave up on the path's clauses.
     TimedOut,
-    /// The path has a clause that could not be modelled: no solver query can
-    /// aim at it.
-    NotModelled,
+    /// The path has a clause that could not be modelled (or a run solved
+    /// for it went another way): no solver query can aim at it.
+    NotModelled { blocker: Blocker },
 }
 
 /// How many leaves are in each state: the explorer's self-check figures.
@@ -252,10 +254,12 @@ impl<I: Clone> ConstraintTree<I> {
         if let Some(edge) = self.edge(node, outcome) {
             return edge.child;
         }
-        let leaf = if clause.is_some() {
-            Leaf::Unexplored
-        } else {
-            Leaf::NotModelled
+        let at = self.location(node).cloned();
+        let leaf = match (clause, at.as_ref()) {
+            (Some(_), _) => Leaf::Unexplored,
+            (None, at) => Leaf::NotModelled {
+                blocker: not_modelled(at),
+            },
         };
         let child = self.push(Node::Leaf(leaf));
         let Node::Branch { edges, .. } = &mut self.nodes[node.0 as usize] else {
@@ -300,6 +304,28 @@ impl<I: Clone> ConstraintTree<I> {
         let mut path = Vec::new();
         walk(self, Self::ROOT, leaf, &mut path);
         path
+    }
+
+    /// The location of a branch node; `None` for a leaf.
+    fn location(&self, node: NodeId) -> Option<&Location> {
+        match self.node(node) {
+            Node::Branch { at, .. } => Some(at),
+            Node::Leaf(_) => None,
+        }
+    }
+
+    /// The location of the branch whose outcome `leaf` is.
+    pub fn parent_location(&self, leaf: NodeId) -> Option<&Location> {
+        self.nodes.iter().find_map(|node| match node {
+            Node::Branch { at, edges } if edges.iter().any(|e| e.child == leaf) => Some(at),
+            _ => None,
+        })
+    }
+
+    /// Settles `leaf` as not modelled at the branch it belongs to.
+    pub fn settle_not_modelled(&mut self, leaf: NodeId) {
+        let blocker = not_modelled(self.parent_location(leaf));
+        self.settle(leaf, Leaf::NotModelled { blocker });
     }
 
     /// Records what solving the path to `leaf` found.
@@ -375,7 +401,7 @@ impl<I: Clone> ConstraintTree<I> {
                 Node::Leaf(Leaf::Unexplored) => stats.unexplored += 1,
                 Node::Leaf(Leaf::Infeasible) => stats.infeasible += 1,
                 Node::Leaf(Leaf::TimedOut) => stats.timed_out += 1,
-                Node::Leaf(Leaf::NotModelled) => stats.not_modelled += 1,
+                Node::Leaf(Leaf::NotModelled { .. }) => stats.not_modelled += 1,
                 Node::Branch { .. } => {}
             }
         }
@@ -400,6 +426,20 @@ impl<I: Clone> ConstraintTree<I> {
     }
 }
 
+/// Not modelled at the branch `at` (a decision of the explorer's own has
+/// no method, and is always modelled).
+fn not_modelled(at: Option<&Location>) -> Blocker {
+    match at.and_then(|at| Some((at.method.clone()?, at.offset))) {
+        Some((method, offset)) => Blocker::NotModelled {
+            at: testgen_project::Site { method, offset },
+        },
+        None => Blocker::ReplayDiverged {
+            at: None,
+            detail: "a decision without a method".into(),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -407,7 +447,7 @@ mod tests {
     fn step(offset: u32, taken: Outcome, other: Outcome) -> Step {
         Step {
             taken: Decision {
-                at: Location::new("m", offset),
+                at: Location::of(MethodId::of("p/C", "m", "()V"), offset),
                 outcome: taken,
                 clause: Some(format!("(c{offset} {taken:?})")),
                 declares: Vec::new(),
@@ -489,7 +529,7 @@ mod tests {
         let mut tree: ConstraintTree<()> = ConstraintTree::new();
         let step = Step {
             taken: Decision {
-                at: Location::new("m", 4),
+                at: Location::of(MethodId::of("p/C", "m", "()V"), 4),
                 outcome: Outcome::Proceeds,
                 clause: None,
                 declares: Vec::new(),

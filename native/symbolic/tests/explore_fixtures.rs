@@ -8,9 +8,9 @@ mod support;
 
 use serde::Deserialize;
 use testgen_classfile::instruction::{opcode, Operands};
-use testgen_symbolic::explore::{explore, ExploreOptions, Reached};
-use testgen_symbolic::program::MethodKey;
-use testgen_symbolic::tree::Outcome;
+use testgen_construct::Recipes;
+use testgen_project::{Goal, MethodId, Outcome, Program};
+use testgen_symbolic::explore::{explore, ExploreOptions};
 
 #[derive(Deserialize)]
 struct Expected {
@@ -36,22 +36,8 @@ impl Infeasible {
     }
 }
 
-fn label(outcome: Outcome) -> String {
-    match outcome {
-        Outcome::Taken => "taken".into(),
-        Outcome::NotTaken => "not_taken".into(),
-        Outcome::Case(k) => format!("case:{k}"),
-        Outcome::Default => "default".into(),
-        Outcome::Throws => "throws".into(),
-        Outcome::Proceeds => "proceeds".into(),
-    }
-}
-
 /// Every outcome of every branch and switch of a method: (offset, line, outcome).
-fn all_outcomes(
-    program: &testgen_symbolic::program::Program<'_>,
-    key: &MethodKey,
-) -> Vec<(u32, u32, Outcome)> {
+fn all_outcomes(program: &Program<'_>, key: &MethodId) -> Vec<(u32, u32, Outcome)> {
     let (class, member) = program.method(key).expect("the method exists");
     let code = member.code(class).unwrap().unwrap();
     let lines = code.line_numbers(class);
@@ -98,6 +84,7 @@ fn every_feasible_branch_is_reached_and_every_infeasible_one_proven() {
     .unwrap();
     let fixture = support::Fixture::compile("explore");
     let program = fixture.program();
+    let recipes = Recipes::new(&program);
     let mut executor = fixture.executor();
     // Runs, queries and z3's rlimit bound the work; the time budget is only
     // a safety net, made generous so that a loaded machine gives the same
@@ -112,12 +99,12 @@ fn every_feasible_branch_is_reached_and_every_infeasible_one_proven() {
     let mut unfinished_total = 0;
     let (mut runs, mut predicted, mut agreed, mut solver, mut seconds) = (0, 0, 0, 0.0, 0.0);
     for method in &expected {
-        let key = MethodKey::new(
+        let key = MethodId::of(
             &method.class.replace('.', "/"),
             &method.method,
             &method.descriptor,
         );
-        let found = explore(&mut executor, &program, &key, &options).unwrap();
+        let found = explore(&mut executor, &recipes, &key, &options).unwrap();
         runs += found.runs;
         predicted += found.predicted;
         agreed += found.agreed;
@@ -128,15 +115,15 @@ fn every_feasible_branch_is_reached_and_every_infeasible_one_proven() {
         let mut unproven = Vec::new();
         for (offset, line, outcome) in all_outcomes(&program, &key) {
             outcomes_total += 1;
-            let reached = Reached {
-                method: key.label(),
+            let reached = Goal {
+                method: key.clone(),
                 offset,
                 outcome,
             };
             if method
                 .infeasible
                 .iter()
-                .any(|i| i.names(offset, line, &label(outcome)))
+                .any(|i| i.names(offset, line, &outcome.label()))
             {
                 infeasible_total += 1;
                 if found.infeasible.contains(&reached) {
@@ -147,15 +134,15 @@ fn every_feasible_branch_is_reached_and_every_infeasible_one_proven() {
                     proven_total += 1;
                     unfinished_total += 1;
                 } else {
-                    unproven.push(format!("line {line} {}", label(outcome)));
+                    unproven.push(format!("line {line} {}", outcome.label()));
                 }
                 if found.reached.contains(&reached) {
-                    failures.push(format!("{}: reached infeasible line {line}", key.label()));
+                    failures.push(format!("{}: reached infeasible line {line}", key));
                 }
             } else if found.reached.contains(&reached) {
                 reached_total += 1;
             } else {
-                missed.push(format!("line {line} @{offset} {}", label(outcome)));
+                missed.push(format!("line {line} @{offset} {}", outcome.label()));
             }
         }
         let stats = found.tree.stats();
@@ -176,20 +163,17 @@ fn every_feasible_branch_is_reached_and_every_infeasible_one_proven() {
                 .as_ref()
                 .map(|f| format!(", failure: {f}"))
                 .unwrap_or_default(),
-            if found.replay_errors.is_empty() {
+            if found.blockers.is_empty() {
                 String::new()
             } else {
-                format!(", replay stopped: {:?}", found.replay_errors)
+                format!(", blockers: {:?}", found.blockers)
             }
         );
         if !missed.is_empty() {
-            failures.push(format!("{}: missed {missed:?}", key.label()));
+            failures.push(format!("{}: missed {missed:?}", key));
         }
         if !unproven.is_empty() {
-            failures.push(format!(
-                "{}: not proven infeasible {unproven:?}",
-                key.label()
-            ));
+            failures.push(format!("{}: not proven infeasible {unproven:?}", key));
         }
     }
     println!(

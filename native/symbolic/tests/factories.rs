@@ -4,30 +4,31 @@
 
 mod support;
 
+use testgen_construct::Recipes;
 use testgen_exec::Statement;
-use testgen_symbolic::explore::{explore, ExploreOptions, Reached};
-use testgen_symbolic::program::MethodKey;
-use testgen_symbolic::tree::Outcome;
+use testgen_project::{Goal, MethodId, Outcome};
+use testgen_symbolic::explore::{explore, ExploreOptions};
 
 #[test]
 fn parameters_and_receivers_come_from_static_factories() {
     let fixture = support::Fixture::compile("factory");
     let program = fixture.program();
+    let recipes = Recipes::new(&program);
     let mut executor = fixture.executor();
     let options = ExploreOptions::default();
 
-    let describe = MethodKey::new(
+    let describe = MethodId::of(
         "fixtures/factory/Wallet",
         "describe",
         "(Lfixtures/factory/Money;)Ljava/lang/String;",
     );
-    let found = explore(&mut executor, &program, &describe, &options).unwrap();
+    let found = explore(&mut executor, &recipes, &describe, &options).unwrap();
     assert_eq!(found.failure, None);
     // `money == null` both ways, `cents() >= 10000` both ways.
     let outcomes: Vec<Outcome> = found
         .reached
         .iter()
-        .filter(|r| r.method == describe.label())
+        .filter(|r| r.method == describe)
         .map(|r| r.outcome)
         .collect();
     assert_eq!(outcomes.len(), 4, "reached {:?}", found.reached);
@@ -39,14 +40,14 @@ fn parameters_and_receivers_come_from_static_factories() {
     });
     assert!(uses_factory, "a plan builds its Money with Money.of");
 
-    let is_large = MethodKey::new("fixtures/factory/Money", "isLarge", "()Z");
-    let found = explore(&mut executor, &program, &is_large, &options).unwrap();
+    let is_large = MethodId::of("fixtures/factory/Money", "isLarge", "()Z");
+    let found = explore(&mut executor, &recipes, &is_large, &options).unwrap();
     assert_eq!(found.failure, None);
     for outcome in [Outcome::Taken, Outcome::NotTaken] {
         let reached = found
             .reached
             .iter()
-            .any(|r: &Reached| r.method == is_large.label() && r.outcome == outcome);
+            .any(|r: &Goal| r.method == is_large && r.outcome == outcome);
         assert!(reached, "isLarge {outcome:?}: {:?}", found.reached);
     }
     executor.shutdown().ok();
@@ -56,11 +57,12 @@ fn parameters_and_receivers_come_from_static_factories() {
 fn receivers_come_from_constants_when_nothing_else_builds_them() {
     let fixture = support::Fixture::compile("factory");
     let program = fixture.program();
+    let recipes = Recipes::new(&program);
     let mut executor = fixture.executor();
-    let to_whole = MethodKey::new("fixtures/factory/Rounding", "toWhole", "(J)J");
+    let to_whole = MethodId::of("fixtures/factory/Rounding", "toWhole", "(J)J");
     let found = explore(
         &mut executor,
-        &program,
+        &recipes,
         &to_whole,
         &ExploreOptions::default(),
     )
@@ -78,7 +80,7 @@ fn receivers_come_from_constants_when_nothing_else_builds_them() {
         let reached = found
             .reached
             .iter()
-            .any(|r| r.method == to_whole.label() && r.offset == offset && r.outcome == outcome);
+            .any(|r| r.method == to_whole && r.offset == offset && r.outcome == outcome);
         assert!(reached, "toWhole {offset} {outcome:?}: {:?}", found.reached);
     }
     let uses_constant = found.tree.covering_inputs().iter().any(|plan| {

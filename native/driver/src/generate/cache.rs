@@ -7,21 +7,26 @@
 //! cache take turns. Entries are written to a temporary file and renamed,
 //! so a run that is killed leaves the old entry or the new one, never half
 //! of one. An entry that cannot be read is reported and rebuilt.
+//!
+//! An entry stores types of other crates (an [`Exploration`], a
+//! [`TestClass`]) whose serialised form each crate versions on its own;
+//! the entry records every one of those versions ([`Formats`]), so an entry
+//! written in another form reads as outdated (and is said to be), never as
+//! damaged.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File, TryLockError};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use testgen_emit::TestClass;
-use testgen_symbolic::explore::Exploration;
+use testgen_emit::{TestClass, TEST_CLASS_FORMAT};
+use testgen_symbolic::explore::{Exploration, EXPLORATION_FORMAT};
 
 use super::class::Uncovered;
 use super::portability::{Portability, StaticState};
 
-/// Bumped whenever [`Entry`] changes shape or meaning: entries of another
-/// format are rebuilt (quietly: that is an upgrade, not damage).
-pub const FORMAT: u32 = 2;
+/// Bumped whenever [`Entry`]'s own fields change shape or meaning.
+pub const ENTRY_FORMAT: u32 = 3;
 
 const CLASSES_DIR: &str = "classes";
 const LOCK_FILE: &str = "lock";
@@ -33,12 +38,110 @@ pub struct Cache {
     _lock: File,
 }
 
+/// The versions an entry was written with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Formats {
+    pub entry: u32,
+    pub exploration: u32,
+    pub test_class: u32,
+    /// The testgen version: another one may generate other tests from the
+    /// same exploration.
+    pub testgen: String,
+}
+
+impl Formats {
+    /// The versions this testgen writes and reads.
+    pub fn current() -> Formats {
+        Formats {
+            entry: ENTRY_FORMAT,
+            exploration: EXPLORATION_FORMAT,
+            test_class: TEST_CLASS_FORMAT,
+            testgen: env!("CARGO_PKG_VERSION").to_string(),
+        }
+    }
+
+    /// Why an entry written with `self` cannot be used, if it cannot.
+    fn outdated(&self) -> Option<Outdated> {
+        let current = Formats::current();
+        let part = |part, written, read| Outdated::Format {
+            part,
+            written,
+            read,
+        };
+        if self.entry != current.entry {
+            Some(part(Part::Entry, self.entry, current.entry))
+        } else if self.exploration != current.exploration {
+            Some(part(
+                Part::Exploration,
+                self.exploration,
+                current.exploration,
+            ))
+        } else if self.test_class != current.test_class {
+            Some(part(Part::TestClass, self.test_class, current.test_class))
+        } else if self.testgen != current.testgen {
+            Some(Outdated::Testgen {
+                written: self.testgen.clone(),
+            })
+        } else {
+            None
+        }
+    }
+}
+
+/// A part of an entry with a format of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Part {
+    Entry,
+    Exploration,
+    TestClass,
+}
+
+impl std::fmt::Display for Part {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Part::Entry => "cache entry",
+            Part::Exploration => "exploration",
+            Part::TestClass => "test model",
+        })
+    }
+}
+
+/// Why an entry was written for another testgen.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Outdated {
+    /// A part in another format than this testgen's.
+    Format { part: Part, written: u32, read: u32 },
+    /// Written by another testgen version.
+    Testgen { written: String },
+    /// Written before entries recorded their parts' formats.
+    Unversioned,
+}
+
+impl std::fmt::Display for Outdated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outdated::Format {
+                part,
+                written,
+                read,
+            } => write!(
+                f,
+                "{part} format {written}, this testgen reads format {read}"
+            ),
+            Outdated::Testgen { written } => write!(
+                f,
+                "written by testgen {written}, this is testgen {}",
+                env!("CARGO_PKG_VERSION")
+            ),
+            Outdated::Unversioned => f.write_str("written by an older testgen"),
+        }
+    }
+}
+
 /// Everything kept about one class.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Entry {
-    pub format: u32,
-    /// The testgen version that wrote it.
-    pub testgen: String,
+    pub formats: Formats,
     /// Binary name.
     pub class: String,
     /// SHA-256 of the class file the entry was made from.
@@ -110,8 +213,8 @@ pub fn explorations<C: FromIterator<(String, Exploration)>>(
 /// What [`Cache::load`] found for a class.
 pub enum Lookup {
     Missing,
-    /// Written by another testgen or in another format: rebuilt quietly.
-    Outdated,
+    /// Written by another testgen or in another format: rebuilt.
+    Outdated(Outdated),
     /// Unreadable or not an entry: rebuilt, with this warning.
     Corrupt(String),
     Found(Box<Entry>),
@@ -164,31 +267,36 @@ impl Cache {
             Err(e) => return Lookup::Corrupt(format!("{}: {e}", path.display())),
         };
         match serde_json::from_slice::<Entry>(&text) {
-            Ok(entry) if entry.format != FORMAT || entry.testgen != env!("CARGO_PKG_VERSION") => {
-                Lookup::Outdated
-            }
-            Ok(entry) if entry.class == binary => Lookup::Found(Box::new(entry)),
-            Ok(entry) => Lookup::Corrupt(format!(
-                "{} holds the entry of {}",
-                path.display(),
-                entry.class
-            )),
+            Ok(entry) => match entry.formats.outdated() {
+                Some(outdated) => Lookup::Outdated(outdated),
+                None if entry.class == binary => Lookup::Found(Box::new(entry)),
+                None => Lookup::Corrupt(format!(
+                    "{} holds the entry of {}",
+                    path.display(),
+                    entry.class
+                )),
+            },
             // An entry of another format may not read as this one: only its
-            // version fields tell an upgrade from damage (read only then, as
+            // versions tell an upgrade from damage (read only then, as
             // entries are megabytes).
             Err(e) => {
                 #[derive(Deserialize)]
-                struct Version {
-                    format: u32,
-                    testgen: String,
+                struct Versions {
+                    formats: Option<Formats>,
+                    /// The single version of entries before `formats`.
+                    format: Option<u32>,
                 }
-                match serde_json::from_slice::<Version>(&text) {
-                    Ok(version)
-                        if version.format != FORMAT
-                            || version.testgen != env!("CARGO_PKG_VERSION") =>
-                    {
-                        Lookup::Outdated
-                    }
+                match serde_json::from_slice::<Versions>(&text) {
+                    Ok(Versions {
+                        formats: Some(formats),
+                        ..
+                    }) => match formats.outdated() {
+                        Some(outdated) => Lookup::Outdated(outdated),
+                        None => Lookup::Corrupt(format!("{}: {e}", path.display())),
+                    },
+                    Ok(Versions {
+                        format: Some(_), ..
+                    }) => Lookup::Outdated(Outdated::Unversioned),
                     _ => Lookup::Corrupt(format!("{}: {e}", path.display())),
                 }
             }
@@ -244,8 +352,7 @@ mod tests {
 
     fn entry(class: &str) -> Entry {
         Entry {
-            format: FORMAT,
-            testgen: env!("CARGO_PKG_VERSION").into(),
+            formats: Formats::current(),
             class: class.into(),
             sha256: "ab".into(),
             settings: "cd".into(),
@@ -287,11 +394,51 @@ mod tests {
         fs::write(&path, &text[..text.len() / 2]).unwrap();
         assert!(matches!(cache.load("p.A"), Lookup::Corrupt(why) if why.contains("p.A.json")));
 
-        // Another format is outdated, not corrupt.
+        // Another format of any part is outdated, not corrupt, and says
+        // which part.
         let mut old = entry("p.A");
-        old.format = FORMAT + 1;
+        old.formats.exploration = EXPLORATION_FORMAT + 1;
         cache.store(&old).unwrap();
-        assert!(matches!(cache.load("p.A"), Lookup::Outdated));
+        match cache.load("p.A") {
+            Lookup::Outdated(outdated) => assert_eq!(
+                outdated,
+                Outdated::Format {
+                    part: Part::Exploration,
+                    written: EXPLORATION_FORMAT + 1,
+                    read: EXPLORATION_FORMAT
+                }
+            ),
+            _ => panic!("an entry of another exploration format is outdated"),
+        }
+
+        // So is one whose exploration no longer reads, when its versions
+        // say it was written in another form.
+        let mut text: serde_json::Value =
+            serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        text["methods"] = serde_json::json!({"m()V": {"key": "k", "exploration": {"tree": 7}}});
+        fs::write(&path, text.to_string()).unwrap();
+        assert!(matches!(
+            cache.load("p.A"),
+            Lookup::Outdated(Outdated::Format {
+                part: Part::Exploration,
+                ..
+            })
+        ));
+        // ... while the same damage under this testgen's versions is damage.
+        text["formats"] = serde_json::to_value(Formats::current()).unwrap();
+        fs::write(&path, text.to_string()).unwrap();
+        assert!(matches!(cache.load("p.A"), Lookup::Corrupt(_)));
+
+        // An entry from before parts had versions.
+        fs::write(
+            &path,
+            r#"{"format": 2, "testgen": "0.1.0", "class": "p.A"}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            cache.load("p.A"),
+            Lookup::Outdated(Outdated::Unversioned)
+        ));
     }
 
     #[test]

@@ -14,12 +14,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use testgen_analysis::Hierarchy;
 use testgen_classfile::ClassFile;
 use testgen_emit::TestClass;
 use testgen_symbolic::explore::Exploration;
-use testgen_symbolic::program::Program;
 
-use super::cache::{explorations, CachedMethod, CachedResult, Entry, Lookup, FORMAT};
+use super::cache::{explorations, CachedMethod, CachedResult, Entry, Formats, Lookup};
 use super::class::ClassOutcome;
 use super::fingerprint;
 use super::options::NIGHTLY_FRUITLESS_LIMIT;
@@ -176,8 +176,7 @@ pub fn entry_from(
         })
         .collect();
     Some(Entry {
-        format: FORMAT,
-        testgen: env!("CARGO_PKG_VERSION").to_string(),
+        formats: Formats::current(),
         class: outcome.binary.clone(),
         sha256: outcome.sha256.clone(),
         settings: identity.settings.clone(),
@@ -202,7 +201,7 @@ pub fn entry_from(
 /// program that it names, that its tests name (a parameter's
 /// implementation, say), and of all their supertypes.
 pub fn dependency_hashes(
-    program: &Program<'_>,
+    hierarchy: &Hierarchy,
     file: &ClassFile<'_>,
     kept: Option<&TestClass>,
     hashes: &BTreeMap<&str, &str>,
@@ -219,7 +218,8 @@ pub fn dependency_hashes(
     let own = file.name().map(|n| n.into_owned()).unwrap_or_default();
     let mut closure = BTreeSet::new();
     for name in found.iter().chain(std::iter::once(&own)) {
-        closure.extend(program.supertypes(name));
+        closure.insert(name.clone());
+        closure.extend(hierarchy.supertypes(name).into_iter().map(str::to_string));
     }
     found.extend(closure.into_iter().filter(|n| names.contains(n.as_str())));
     found.remove(&own);

@@ -15,8 +15,10 @@
 //! depend on the number of workers or their timing (exploration is bounded
 //! by runs; the time budget is a safety net).
 //!
-//! `--mode incremental` will skip classes whose hash did not change once
-//! the per-class cache exists; today both modes regenerate every class.
+//! [`cache`] keeps per class what the next run needs: `--mode incremental`
+//! skips a class whose bytecode and dependencies did not change and
+//! reuses the explorations of unchanged methods ([`incremental`]);
+//! `--mode nightly` also explores further where goals remain open.
 
 pub mod cache;
 pub mod class;
@@ -27,7 +29,6 @@ pub mod options;
 pub mod portability;
 pub mod program;
 pub mod report;
-mod shrink;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -35,6 +36,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use testgen_construct::Recipes;
 use testgen_emit::{validate_and_prune, TestClass, ValidateError, Validator};
 use testgen_exec::{ExecError, Executor, ExecutorConfig};
 use testgen_symbolic::explore::ExploreOptions;
@@ -67,6 +69,9 @@ pub enum Event<'a> {
     /// Something the user should know that does not stop the run (a
     /// damaged cache entry, waiting for another run's cache lock).
     Warning(&'a str),
+    /// Something worth saying that is no problem (cache entries of an
+    /// older testgen, generated again).
+    Note(&'a str),
     /// How many classes are under test (before any is done).
     Selected { classes: usize },
     /// A class is being generated or revalidated (binary name).
@@ -140,6 +145,7 @@ pub fn generate(
     })
     .map_err(GenerateError::Output)?;
     let program = loaded.program();
+    let recipes = Recipes::new(&program);
     let hashes: BTreeMap<&str, &str> = loaded
         .classes
         .iter()
@@ -147,18 +153,19 @@ pub fn generate(
         .collect();
     let dependencies = |class: &program::LoadedClass, kept: Option<&TestClass>| {
         program
-            .class(&class.internal)
-            .map(|file| incremental::dependency_hashes(&program, file, kept, &hashes))
+            .class_named(&class.internal)
+            .map(|file| incremental::dependency_hashes(recipes.hierarchy(), file, kept, &hashes))
             .unwrap_or_default()
     };
     let settings = options.settings_hash();
     let mut identities = Vec::with_capacity(selected.len());
     let mut jobs = Vec::with_capacity(selected.len());
+    let mut outdated: BTreeMap<cache::Outdated, usize> = BTreeMap::new();
     for &index in &selected {
         let class = &loaded.classes[index];
         let identity = Identity {
             method_keys: program
-                .class(&class.internal)
+                .class_named(&class.internal)
                 .map(fingerprint::method_keys)
                 .unwrap_or_default(),
             settings: settings.clone(),
@@ -167,11 +174,13 @@ pub fn generate(
             Mode::Full => Lookup::Missing,
             Mode::Incremental | Mode::Nightly => cache.load(&class.binary),
         };
-        if let Lookup::Corrupt(why) = &lookup {
-            on_event(Event::Warning(&format!(
+        match &lookup {
+            Lookup::Corrupt(why) => on_event(Event::Warning(&format!(
                 "the cache entry of {} is damaged ({why}); generating it again",
                 class.binary
-            )));
+            ))),
+            Lookup::Outdated(why) => *outdated.entry(why.clone()).or_insert(0) += 1,
+            Lookup::Missing | Lookup::Found(_) => {}
         }
         let job = incremental::job_for(class, &identity, lookup, |kept| dependencies(class, kept));
         jobs.push(match options.mode {
@@ -181,7 +190,16 @@ pub fn generate(
         identities.push(identity);
     }
 
-    let generated = generate_all(&loaded, &program, &selected, jobs, options, &mut on_event)?;
+    for (why, entries) in &outdated {
+        let (entries, their) = match entries {
+            1 => ("1 cache entry".to_string(), "its class is"),
+            n => (format!("{n} cache entries"), "their classes are"),
+        };
+        on_event(Event::Note(&format!(
+            "{entries} outdated ({why}): {their} generated again"
+        )));
+    }
+    let generated = generate_all(&loaded, &recipes, &selected, jobs, options, &mut on_event)?;
     report.summary.executor_peak_rss_kib = generated.executor_peak_rss_kib;
 
     for ((mut outcome, &index), identity) in generated
@@ -267,7 +285,7 @@ struct Generated {
 /// when a class needs exploring) its own executor JVM.
 fn generate_all(
     loaded: &Loaded,
-    program: &testgen_symbolic::program::Program<'_>,
+    recipes: &Recipes<'_, '_>,
     selected: &[usize],
     jobs: Vec<Job>,
     options: &GenerateOptions,
@@ -309,7 +327,7 @@ fn generate_all(
     if !work.is_empty() {
         executor_peak_rss_kib = run_workers(
             loaded,
-            program,
+            recipes,
             selected,
             work,
             options,
@@ -334,7 +352,7 @@ fn generate_all(
 /// workers; returns the executor JVMs' peak memory.
 fn run_workers(
     loaded: &Loaded,
-    program: &testgen_symbolic::program::Program<'_>,
+    recipes: &Recipes<'_, '_>,
     selected: &[usize],
     work: Vec<(usize, Job)>,
     options: &GenerateOptions,
@@ -423,7 +441,7 @@ fn run_workers(
                         let outcome = generate_class(
                             executor,
                             &validator,
-                            program,
+                            recipes,
                             class,
                             class_options,
                             &varied,
@@ -591,16 +609,7 @@ fn write_class(options: &GenerateOptions, outcome: ClassOutcome) -> ClassEntry {
         branches: outcome.branches,
         branches_covered: outcome.branches_covered,
         branches_infeasible: outcome.infeasible,
-        uncovered: outcome
-            .uncovered
-            .iter()
-            .map(|u| UncoveredEntry {
-                method: u.method.clone(),
-                line: u.line,
-                outcome: u.outcome.clone(),
-                reason: u.reason.clone(),
-            })
-            .collect(),
+        uncovered: outcome.uncovered.iter().map(UncoveredEntry::of).collect(),
         file: None,
         reason: None,
         portability: outcome.portability.clone(),

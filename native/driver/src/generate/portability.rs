@@ -13,31 +13,24 @@ use serde::{Deserialize, Serialize};
 use testgen_analysis::{mutable_static_fields, reset_candidates, ClassAccess};
 use testgen_classfile::ClassFile;
 use testgen_emit::{emit, single_defaults, Cause, Rerun, StaticReset, TestClass, Validated};
-use testgen_exec::{
-    Environment, ExecError, Executor, LoaderChoice, Plan, PlanOutcome, RunSettings, Statement,
-};
+use testgen_exec::{Environment, ExecError, LoaderChoice, Plan, PlanOutcome, Statement};
+
+use super::class::runner::PlanRunner;
 
 /// Runs `plan` again under each default of `environment` alone (the line
 /// separator only where the executor can change it).
 pub fn environment_reruns(
-    executor: &mut Executor,
+    runner: &mut PlanRunner<'_>,
     plan: &Plan,
     environment: &Environment,
 ) -> Result<Vec<Rerun>, ExecError> {
-    let settable = executor.info().line_separator_settable;
+    let settable = runner.info().line_separator_settable;
     let mut reruns = Vec::new();
     for (cause, single) in single_defaults(environment) {
         if cause == Cause::LineSeparator && !settable {
             continue;
         }
-        let outcome = executor.run_with(
-            plan,
-            &RunSettings {
-                timeout: executor.config().plan_timeout,
-                loader: LoaderChoice::Fresh,
-                environment: single,
-            },
-        )?;
+        let outcome = runner.run_with(plan, LoaderChoice::Fresh, single)?;
         reruns.push(Rerun {
             exposes: cause,
             outcome,
@@ -72,7 +65,7 @@ const MAX_RESET_CANDIDATES: usize = 3;
 /// class's [`TestClass::static_reset`]. Returns what the report says of the
 /// class's static state.
 pub fn share_static_state(
-    executor: &mut Executor,
+    runner: &mut PlanRunner<'_>,
     file: &ClassFile<'_>,
     class: &mut TestClass,
 ) -> Result<StaticState, ExecError> {
@@ -85,7 +78,7 @@ pub fn share_static_state(
         return Ok(state);
     }
     let plans: Vec<Plan> = class.tests.iter().map(|t| t.plan.clone()).collect();
-    let plain = shared_runs(executor, &plans, None)?;
+    let plain = shared_runs(runner, &plans, None)?;
     let with_plain = with_shared_reruns(class, plain);
     if !depends_on_static_state(&with_plain) {
         *class = with_plain;
@@ -98,7 +91,7 @@ pub fn share_static_state(
             descriptor: "()V".into(),
             args: Vec::new(),
         }]);
-        let runs = shared_runs(executor, &plans, Some(&reset))?;
+        let runs = shared_runs(runner, &plans, Some(&reset))?;
         let mut trial = with_shared_reruns(class, runs);
         trial.static_reset = Some(StaticReset {
             class: class.class_under_test.clone(),
@@ -135,14 +128,14 @@ fn static_facts(file: &ClassFile<'_>) -> (Vec<String>, Vec<String>) {
 /// leave behind), in the given order (after those before it) and in
 /// reverse (after those after it); with `reset` run before every plan.
 fn shared_runs(
-    executor: &mut Executor,
+    runner: &mut PlanRunner<'_>,
     plans: &[Plan],
     reset: Option<&Plan>,
 ) -> Result<Vec<Vec<PlanOutcome>>, ExecError> {
     let mut outcomes: Vec<Vec<PlanOutcome>> = vec![Vec::new(); plans.len()];
     for (index, plan) in plans.iter().enumerate() {
-        run_after(executor, plan, reset, LoaderChoice::Fresh)?;
-        outcomes[index].push(run_after(executor, plan, reset, LoaderChoice::Shared)?);
+        run_after(runner, plan, reset, LoaderChoice::Fresh)?;
+        outcomes[index].push(run_after(runner, plan, reset, LoaderChoice::Shared)?);
     }
     if plans.len() < 2 {
         return Ok(outcomes);
@@ -156,7 +149,7 @@ fn shared_runs(
             } else {
                 LoaderChoice::Shared
             };
-            outcomes[index].push(run_after(executor, &plans[index], reset, loader)?);
+            outcomes[index].push(run_after(runner, &plans[index], reset, loader)?);
         }
     }
     Ok(outcomes)
@@ -165,32 +158,17 @@ fn shared_runs(
 /// Runs `plan` (after `reset`, if any) with the first of them on `loader`
 /// and the second on the same one.
 fn run_after(
-    executor: &mut Executor,
+    runner: &mut PlanRunner<'_>,
     plan: &Plan,
     reset: Option<&Plan>,
     loader: LoaderChoice,
 ) -> Result<PlanOutcome, ExecError> {
     let mut loader = loader;
     if let Some(reset) = reset {
-        run_on(executor, reset, loader)?;
+        runner.run_with(reset, loader, Environment::unchanged())?;
         loader = LoaderChoice::Shared;
     }
-    run_on(executor, plan, loader)
-}
-
-fn run_on(
-    executor: &mut Executor,
-    plan: &Plan,
-    loader: LoaderChoice,
-) -> Result<PlanOutcome, ExecError> {
-    executor.run_with(
-        plan,
-        &RunSettings {
-            timeout: executor.config().plan_timeout,
-            loader,
-            environment: Environment::unchanged(),
-        },
-    )
+    runner.run_with(plan, loader, Environment::unchanged())
 }
 
 /// `class` with each test's shared-loader outcomes added as reruns.

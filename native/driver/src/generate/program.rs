@@ -10,8 +10,8 @@ use testgen_classfile::access::AccessFlags;
 use testgen_classfile::attribute::AttributeInfo;
 use testgen_classfile::ClassFile;
 use testgen_classpath::Input;
-use testgen_probes::{instrument, Instrumented, ProbeIds, SiteKind};
-use testgen_symbolic::program::{MethodKey, Program, SiteAt};
+use testgen_probes::{instrument, Instrumented, ProbeIds};
+use testgen_project::Program;
 
 /// One class of the inputs.
 pub struct LoadedClass {
@@ -108,33 +108,8 @@ impl Loaded {
             let Ok(file) = ClassFile::parse(&class.bytes) else {
                 continue;
             };
-            if program.add_class(file).is_err() {
-                continue;
-            }
-            for method in &instrumented.methods {
-                program.add_method(
-                    method.id as i32,
-                    MethodKey::new(&class.internal, &method.name, &method.descriptor),
-                );
-            }
-            for site in &instrumented.sites {
-                let (opcode, external_call) = match &site.kind {
-                    SiteKind::Branch { opcode }
-                    | SiteKind::Switch { opcode }
-                    | SiteKind::Compare { opcode } => (*opcode, false),
-                    SiteKind::ExternalCall { .. } => (0, true),
-                    SiteKind::Throw | SiteKind::Catch => (0, false),
-                };
-                program.add_site(
-                    site.id as i32,
-                    SiteAt {
-                        method: site.method as i32,
-                        opcode,
-                        offset: site.offset,
-                        external_call,
-                    },
-                );
-            }
+            // A class whose name cannot be read was reported when loading.
+            let _ = program.add_instrumented(file, instrumented);
         }
         program
     }

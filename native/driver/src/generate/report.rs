@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use testgen_project::Blocker;
+
+use super::class::{Uncovered, UncoveredReason};
 use super::portability::{Portability, StaticState};
 
 pub const REPORT_FILE: &str = "testgen-report.json";
@@ -51,10 +54,32 @@ impl Status {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct UncoveredEntry {
+    /// `pkg.Class.name(descriptor)`.
     pub method: String,
     pub line: u32,
+    /// `taken`, `not_taken`, `case:K`, `default`.
     pub outcome: String,
+    /// One line a person reads.
     pub reason: String,
+    /// What kept exploring from the outcome, as data, when it was not
+    /// reached.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blockers: Vec<Blocker>,
+}
+
+impl UncoveredEntry {
+    pub fn of(uncovered: &Uncovered) -> UncoveredEntry {
+        UncoveredEntry {
+            method: uncovered.goal.method.to_string(),
+            line: uncovered.line,
+            outcome: uncovered.goal.outcome.label(),
+            reason: uncovered.reason.to_string(),
+            blockers: match &uncovered.reason {
+                UncoveredReason::Blocked { blockers } => blockers.clone(),
+                _ => Vec::new(),
+            },
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -251,6 +276,7 @@ mod tests {
                 line: 7,
                 outcome: "taken".into(),
                 reason: "proven infeasible".into(),
+                blockers: Vec::new(),
             }],
             file: None,
             reason: None,

@@ -2,12 +2,16 @@
 //! every class, start an executor that runs the instrumented classes, and
 //! describe the originals to the interpreter.
 
+// Each test crate (and the recorder example) that includes this module
+// uses a part of it.
+#![allow(dead_code)]
+
 use std::path::PathBuf;
 
 use testgen_classfile::ClassFile;
 use testgen_exec::{Executor, ExecutorConfig};
-use testgen_probes::{instrument, Instrumented, ProbeIds, SiteKind};
-use testgen_symbolic::program::{MethodKey, Program, SiteAt};
+use testgen_probes::{instrument, Instrumented, ProbeIds};
+use testgen_project::Program;
 
 pub struct Fixture {
     /// What the executor's class path holds (the uninstrumented classes).
@@ -44,32 +48,7 @@ impl Fixture {
         let mut program = Program::new();
         for (_, bytes, instrumented) in &self.classes {
             let class = ClassFile::parse(bytes).unwrap();
-            let internal = class.name().unwrap().into_owned();
-            program.add_class(class).unwrap();
-            for method in &instrumented.methods {
-                program.add_method(
-                    method.id as i32,
-                    MethodKey::new(&internal, &method.name, &method.descriptor),
-                );
-            }
-            for site in &instrumented.sites {
-                let (opcode, external_call) = match &site.kind {
-                    SiteKind::Branch { opcode }
-                    | SiteKind::Switch { opcode }
-                    | SiteKind::Compare { opcode } => (*opcode, false),
-                    SiteKind::ExternalCall { .. } => (0, true),
-                    SiteKind::Throw | SiteKind::Catch => (0, false),
-                };
-                program.add_site(
-                    site.id as i32,
-                    SiteAt {
-                        method: site.method as i32,
-                        opcode,
-                        offset: site.offset,
-                        external_call,
-                    },
-                );
-            }
+            program.add_instrumented(class, instrumented).unwrap();
         }
         program
     }

@@ -11,16 +11,17 @@ use std::collections::BTreeSet;
 
 use serde_json::Value as Json;
 use testgen_emit::observe;
-use testgen_exec::{ExecError, Executor, Plan, PlanOutcome, PlanStatus, Statement, Value};
+use testgen_exec::{ExecError, Plan, PlanOutcome, PlanStatus, Statement, Value};
+
+use super::runner::PlanRunner;
 
 /// The shortest plan found, with its outcome; `measure` gives the coverage
-/// of an outcome; `runs` counts executor runs.
+/// of an outcome.
 pub fn shrink(
-    executor: &mut Executor,
+    runner: &mut PlanRunner<'_>,
     plan: Plan,
     first: PlanOutcome,
     measure: impl Fn(&PlanOutcome) -> BTreeSet<u32>,
-    runs: &mut usize,
 ) -> Result<(Plan, PlanOutcome), ExecError> {
     let Some(act) = act_index(&plan) else {
         return Ok((plan, first));
@@ -33,8 +34,7 @@ pub fn shrink(
             continue;
         }
         let trial = without(&plan, index);
-        let outcome = executor.run(&trial)?;
-        *runs += 1;
+        let outcome = runner.run(&trial)?;
         let usable = matches!(
             outcome.status,
             PlanStatus::Completed | PlanStatus::Exception { .. }

@@ -1,0 +1,155 @@
+//! The call sequences that prepare a receiver before the call under test
+//! (the JTestCraft thesis' candidate sequences): a coin box needs two
+//! `addQuarter()` calls before `vend()` can succeed.
+//!
+//! Candidates are the class's public instance methods other than getters
+//! and `equals`/`hashCode`/`toString`; those that write a field the method
+//! under test reads (through same-class calls too) come first.
+
+use std::collections::BTreeSet;
+
+use testgen_analysis::{ClassAccess, MethodKey};
+use testgen_classfile::instruction::opcode;
+use testgen_project::{MethodId, Program};
+
+/// How many receiver-preparing sequences, and how long.
+#[derive(Clone, Debug)]
+pub struct ContextBounds {
+    /// Calls made on the receiver before the call under test, at most.
+    pub max_prefix_length: usize,
+    /// Sequences tried at most (the empty one included).
+    pub max_contexts: usize,
+    /// The same call repeated up to this many times is a sequence of its own.
+    pub max_repeated_calls: usize,
+}
+
+impl Default for ContextBounds {
+    fn default() -> Self {
+        ContextBounds {
+            max_prefix_length: 3,
+            max_contexts: 24,
+            max_repeated_calls: 5,
+        }
+    }
+}
+
+/// The empty sequence, then the same call repeated (a counter that needs
+/// several increments), then every sequence, shortest first, each group in
+/// the candidates' order, up to `bounds.max_contexts` in all. Only the empty
+/// sequence for static methods and constructors.
+pub fn contexts(
+    program: &Program<'_>,
+    target: &MethodId,
+    is_static: bool,
+    bounds: &ContextBounds,
+) -> Vec<Vec<MethodId>> {
+    let mut contexts = vec![Vec::new()];
+    if is_static || target.is_constructor() || bounds.max_prefix_length == 0 {
+        return contexts;
+    }
+    let Some(class) = program.class(&target.class) else {
+        return contexts;
+    };
+    let mut calls: Vec<MethodId> = class
+        .methods
+        .iter()
+        .filter(|m| m.access_flags.is_public() && !m.access_flags.is_static())
+        .filter_map(|m| {
+            let name = m.name(class).ok()?.into_owned();
+            let descriptor = m.descriptor(class).ok()?.into_owned();
+            let getter =
+                (name.starts_with("get") || name.starts_with("is")) && descriptor.starts_with("()");
+            let skip = name.starts_with('<')
+                || getter
+                || matches!(name.as_str(), "equals" | "hashCode" | "toString");
+            (!skip).then(|| MethodId::new(target.class.clone(), name, descriptor))
+        })
+        .collect();
+    if let Ok(access) = ClassAccess::of(class) {
+        let (target_reads, _) = instance_field_accesses(&access, target);
+        let prepares = |call: &MethodId| {
+            let (_, writes) = instance_field_accesses(&access, call);
+            !writes.is_disjoint(&target_reads)
+        };
+        calls.sort_by_cached_key(|call| {
+            (!prepares(call), call.name.clone(), call.descriptor.clone())
+        });
+    } else {
+        calls.sort_by(|a, b| (&a.name, &a.descriptor).cmp(&(&b.name, &b.descriptor)));
+    }
+    for call in &calls {
+        for times in 1..=bounds.max_repeated_calls {
+            if contexts.len() >= bounds.max_contexts {
+                return contexts;
+            }
+            contexts.push(vec![call.clone(); times]);
+        }
+    }
+    let mut frontier: Vec<Vec<MethodId>> = vec![Vec::new()];
+    for _ in 0..bounds.max_prefix_length {
+        let mut longer = Vec::new();
+        for prefix in &frontier {
+            for call in &calls {
+                let mut extended = prefix.clone();
+                extended.push(call.clone());
+                longer.push(extended);
+            }
+        }
+        for prefix in &longer {
+            if contexts.len() >= bounds.max_contexts {
+                return contexts;
+            }
+            if !contexts.contains(prefix) {
+                contexts.push(prefix.clone());
+            }
+        }
+        frontier = longer;
+    }
+    contexts
+}
+
+/// The instance fields of `method`'s class that it reads and writes, in
+/// its own code and in the methods of the same class it calls, directly
+/// or not (any of them: a public callee acts on the same receiver too).
+fn instance_field_accesses(
+    access: &ClassAccess,
+    method: &MethodId,
+) -> (BTreeSet<String>, BTreeSet<String>) {
+    let class = method.class.as_internal();
+    let (mut read, mut written) = (BTreeSet::new(), BTreeSet::new());
+    let mut seen = BTreeSet::new();
+    let mut pending = vec![MethodKey::new(&method.name, &method.descriptor)];
+    while let Some(next) = pending.pop() {
+        if !seen.insert(next.clone()) {
+            continue;
+        }
+        let Some(facts) = access.method(&next.name, &next.descriptor) else {
+            continue;
+        };
+        for field in &facts.field_accesses {
+            if field.field.owner != class {
+                continue;
+            }
+            match field.opcode {
+                opcode::GETFIELD => {
+                    read.insert(field.field.name.clone());
+                }
+                opcode::PUTFIELD => {
+                    written.insert(field.field.name.clone());
+                }
+                _ => {}
+            }
+        }
+        for call in &facts.calls {
+            if call.target.owner == class
+                && matches!(
+                    call.opcode,
+                    opcode::INVOKEVIRTUAL | opcode::INVOKESPECIAL | opcode::INVOKESTATIC
+                )
+            {
+                pending.push(MethodKey::new(&call.target.name, &call.target.descriptor));
+            }
+        }
+    }
+    (read, written)
+}

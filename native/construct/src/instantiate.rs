@@ -1,0 +1,419 @@
+//! A template with values in its holes becomes a plan the executor can run,
+//! and a record of where each statement and argument came from (which hole,
+//! filled which way), so that the symbolic engine can say what each means
+//! over its variables.
+
+use std::collections::BTreeMap;
+
+use testgen_classfile::descriptor::BaseType;
+use testgen_exec::{JavaString, Plan, Statement, Value};
+use testgen_project::{ClassName, MethodId};
+
+use crate::template::{Choice, Hole, HoleKind, Template};
+
+/// The values chosen for a template's holes, by hole path.
+pub trait HoleValues {
+    /// A primitive hole's value (of the hole's type).
+    fn primitive(&self, hole: &str, base: BaseType) -> Value;
+    /// Whether a nullable reference hole holds null.
+    fn is_null(&self, hole: &str) -> bool;
+    /// Which of its choices fills a reference hole (clamped by the caller).
+    fn choice(&self, hole: &str) -> usize;
+    /// The object a reference hole stands for: two holes with the same
+    /// address that build the same class share one object (aliasing).
+    fn address(&self, hole: &str) -> u64;
+    /// The text of a string choice (number `choice`), as UTF-16 units.
+    fn string(&self, hole: &str, choice: usize) -> Vec<u16>;
+    /// The value of a boxed choice (number `choice`).
+    fn boxed(&self, hole: &str, choice: usize, base: BaseType) -> Value;
+    /// Which constant an enum choice is (clamped by the caller).
+    fn ordinal(&self, hole: &str) -> usize;
+    /// The length of an array choice.
+    fn length(&self, hole: &str) -> i32;
+    /// Element `index` of a primitive array choice.
+    fn element(&self, hole: &str, index: i32, base: BaseType) -> Value;
+}
+
+/// A plan made from a template, and where each of its statements came from.
+pub struct Instantiation {
+    pub plan: Plan,
+    /// One per statement of the plan.
+    pub origins: Vec<Origin>,
+}
+
+/// Where a statement of an instantiated plan came from.
+#[derive(Clone, Debug)]
+pub enum Origin {
+    /// The call under test or a call preparing the receiver (a static call
+    /// when `receiver` is `None`), or a factory choice.
+    Call {
+        method: MethodId,
+        receiver: Option<Filled>,
+        args: Vec<Filled>,
+    },
+    /// `new` of the constructor under test, or of a constructor choice
+    /// (then `chosen` says among which candidates its hole chose).
+    New {
+        class: ClassName,
+        descriptor: String,
+        args: Vec<Filled>,
+        chosen: Option<Chosen>,
+    },
+    /// An array choice, created whole: its hole, runtime class (`[I`,
+    /// `[Ljava/lang/String;`) and elements.
+    Array {
+        hole: String,
+        class: String,
+        elements: ArrayElements,
+    },
+    /// An array store that only puts an element in place.
+    Store,
+    /// A constant choice read from a static field: an object of `class`
+    /// whose state is not known.
+    Constant { class: ClassName },
+}
+
+#[derive(Clone, Debug)]
+pub enum ArrayElements {
+    /// Primitive elements of this type, from the hole's element values.
+    Primitive(BaseType),
+    /// Reference elements, each an element hole filled.
+    References(Vec<Filled>),
+}
+
+/// A reference hole that chose among several candidates.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chosen {
+    pub hole: String,
+    /// The runtime class of each choice, in choice order.
+    pub candidates: Vec<String>,
+}
+
+/// An argument: a hole, and how it was filled.
+#[derive(Clone, Debug)]
+pub enum Filled {
+    Primitive {
+        hole: String,
+        base: BaseType,
+    },
+    Reference {
+        hole: String,
+        nullable: bool,
+        target: Target,
+    },
+}
+
+/// What a reference hole was filled with.
+#[derive(Clone, Debug)]
+pub enum Target {
+    Null,
+    /// The object or array made (or read) by that statement.
+    Statement(usize),
+    Str {
+        choice: usize,
+        chosen: Option<Chosen>,
+    },
+    Boxed {
+        class: ClassName,
+        base: BaseType,
+        choice: usize,
+        chosen: Option<Chosen>,
+    },
+    Enum {
+        class: ClassName,
+        constants: Vec<String>,
+    },
+}
+
+impl Template {
+    /// The plan for `values` and where its statements came from.
+    pub fn instantiate(&self, values: &impl HoleValues) -> Instantiation {
+        let mut out = Instantiator {
+            values,
+            statements: Vec::new(),
+            origins: Vec::new(),
+            objects: BTreeMap::new(),
+        };
+        let receiver = self.receiver.as_ref().map(|hole| out.fill(hole));
+        let class = self.target.class.to_binary();
+        for call in &self.prefix {
+            let (values, filled) = out.fill_all(&call.args);
+            let (receiver_value, receiver_filled) =
+                receiver.clone().expect("preparing calls need a receiver");
+            out.push(
+                Statement::Call {
+                    receiver: receiver_value,
+                    class: class.clone(),
+                    name: call.method.name.clone(),
+                    descriptor: call.method.descriptor.clone(),
+                    args: values,
+                },
+                Origin::Call {
+                    method: call.method.clone(),
+                    receiver: Some(receiver_filled),
+                    args: filled,
+                },
+            );
+        }
+        let (values, filled) = out.fill_all(&self.args);
+        if self.target.is_constructor() {
+            out.push(
+                Statement::New {
+                    class,
+                    descriptor: self.target.descriptor.clone(),
+                    args: values,
+                },
+                Origin::New {
+                    class: self.target.class.clone(),
+                    descriptor: self.target.descriptor.clone(),
+                    args: filled,
+                    chosen: None,
+                },
+            );
+        } else {
+            let statement = match &receiver {
+                Some((receiver_value, _)) => Statement::Call {
+                    receiver: receiver_value.clone(),
+                    class,
+                    name: self.target.name.clone(),
+                    descriptor: self.target.descriptor.clone(),
+                    args: values,
+                },
+                None => Statement::CallStatic {
+                    class,
+                    name: self.target.name.clone(),
+                    descriptor: self.target.descriptor.clone(),
+                    args: values,
+                },
+            };
+            out.push(
+                statement,
+                Origin::Call {
+                    method: self.target.clone(),
+                    receiver: receiver.map(|(_, filled)| filled),
+                    args: filled,
+                },
+            );
+        }
+        Instantiation {
+            plan: Plan::new(out.statements),
+            origins: out.origins,
+        }
+    }
+}
+
+struct Instantiator<'v, V> {
+    values: &'v V,
+    statements: Vec<Statement>,
+    origins: Vec<Origin>,
+    /// Objects made so far by address: (class, statement).
+    objects: BTreeMap<u64, (ClassName, usize)>,
+}
+
+impl<V: HoleValues> Instantiator<'_, V> {
+    fn push(&mut self, statement: Statement, origin: Origin) -> usize {
+        self.statements.push(statement);
+        self.origins.push(origin);
+        self.statements.len() - 1
+    }
+
+    fn fill_all(&mut self, holes: &[Hole]) -> (Vec<Value>, Vec<Filled>) {
+        holes.iter().map(|hole| self.fill(hole)).unzip()
+    }
+
+    fn fill(&mut self, hole: &Hole) -> (Value, Filled) {
+        let path = &hole.path;
+        let (nullable, choices) = match &hole.kind {
+            HoleKind::Primitive(base) => {
+                return (
+                    self.values.primitive(path, *base),
+                    Filled::Primitive {
+                        hole: path.clone(),
+                        base: *base,
+                    },
+                )
+            }
+            HoleKind::Reference { nullable, choices } => (*nullable, choices),
+        };
+        let filled = |target| Filled::Reference {
+            hole: path.clone(),
+            nullable,
+            target,
+        };
+        if choices.is_empty() || (nullable && self.values.is_null(path)) {
+            return (Value::Null, filled(Target::Null));
+        }
+        let index = self.values.choice(path).min(choices.len() - 1);
+        let chosen = (choices.len() > 1).then(|| Chosen {
+            hole: path.clone(),
+            candidates: choices.iter().map(Choice::class).collect(),
+        });
+        match &choices[index] {
+            Choice::Str => (
+                Value::String {
+                    value: JavaString::from_utf16(self.values.string(path, index)),
+                },
+                filled(Target::Str {
+                    choice: index,
+                    chosen,
+                }),
+            ),
+            Choice::Boxed { class, base } => (
+                self.values.boxed(path, index, *base),
+                filled(Target::Boxed {
+                    class: class.clone(),
+                    base: *base,
+                    choice: index,
+                    chosen,
+                }),
+            ),
+            Choice::Enum { class, constants } => {
+                let at = self.values.ordinal(path).min(constants.len() - 1);
+                (
+                    Value::Enum {
+                        class: class.to_binary(),
+                        name: constants[at].clone(),
+                    },
+                    filled(Target::Enum {
+                        class: class.clone(),
+                        constants: constants.clone(),
+                    }),
+                )
+            }
+            Choice::PrimitiveArray { element } => {
+                let length = self.values.length(path).clamp(0, 1 << 16);
+                let array = self.push(
+                    Statement::NewArray {
+                        element: element.descriptor_char().to_string(),
+                        length,
+                    },
+                    Origin::Array {
+                        hole: path.clone(),
+                        class: format!("[{}", element.descriptor_char()),
+                        elements: ArrayElements::Primitive(*element),
+                    },
+                );
+                for index in 0..length {
+                    let value = self.values.element(path, index, *element);
+                    self.push(
+                        Statement::ArrayStore {
+                            array: Value::Ref { statement: array },
+                            index,
+                            value,
+                        },
+                        Origin::Store,
+                    );
+                }
+                (
+                    Value::Ref { statement: array },
+                    filled(Target::Statement(array)),
+                )
+            }
+            Choice::ReferenceArray {
+                descriptor,
+                elements,
+            } => {
+                let length = (self.values.length(path).max(0) as usize).min(elements.len());
+                let (values, filled_elements) = self.fill_all(&elements[..length]);
+                let array = self.push(
+                    Statement::NewArray {
+                        element: descriptor[1..].to_string(),
+                        length: length as i32,
+                    },
+                    Origin::Array {
+                        hole: path.clone(),
+                        class: descriptor.clone(),
+                        elements: ArrayElements::References(filled_elements),
+                    },
+                );
+                for (index, value) in values.into_iter().enumerate() {
+                    if value != Value::Null {
+                        self.push(
+                            Statement::ArrayStore {
+                                array: Value::Ref { statement: array },
+                                index: index as i32,
+                                value,
+                            },
+                            Origin::Store,
+                        );
+                    }
+                }
+                (
+                    Value::Ref { statement: array },
+                    filled(Target::Statement(array)),
+                )
+            }
+            Choice::New {
+                class,
+                descriptor,
+                args,
+            } => {
+                let at = self.values.address(path);
+                if let Some((made, statement)) = self.objects.get(&at) {
+                    if made == class {
+                        let statement = *statement;
+                        return (
+                            Value::Ref { statement },
+                            filled(Target::Statement(statement)),
+                        );
+                    }
+                }
+                let (values, filled_args) = self.fill_all(args);
+                let statement = self.push(
+                    Statement::New {
+                        class: class.to_binary(),
+                        descriptor: descriptor.clone(),
+                        args: values,
+                    },
+                    Origin::New {
+                        class: class.clone(),
+                        descriptor: descriptor.clone(),
+                        args: filled_args,
+                        chosen,
+                    },
+                );
+                self.objects.insert(at, (class.clone(), statement));
+                (
+                    Value::Ref { statement },
+                    filled(Target::Statement(statement)),
+                )
+            }
+            Choice::Factory { method, args } => {
+                let (values, filled_args) = self.fill_all(args);
+                let statement = self.push(
+                    Statement::CallStatic {
+                        class: method.class.to_binary(),
+                        name: method.name.clone(),
+                        descriptor: method.descriptor.clone(),
+                        args: values,
+                    },
+                    Origin::Call {
+                        method: method.clone(),
+                        receiver: None,
+                        args: filled_args,
+                    },
+                );
+                (
+                    Value::Ref { statement },
+                    filled(Target::Statement(statement)),
+                )
+            }
+            Choice::Constant { class, field } => {
+                let statement = self.push(
+                    Statement::GetField {
+                        class: class.to_binary(),
+                        name: field.clone(),
+                        receiver: None,
+                    },
+                    Origin::Constant {
+                        class: class.clone(),
+                    },
+                );
+                (
+                    Value::Ref { statement },
+                    filled(Target::Statement(statement)),
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! How to obtain a value of any type a public API takes, as a person would
+//! write it:
+//!
+//! - [`recipes`]: the ways to build a value of a reference type from the
+//!   program (constructors of its implementations, factories, constants,
+//!   literals of the JDK's value types), computed once per type;
+//! - [`template`]: a [`Template`] of a call, the statements that build its
+//!   receiver and arguments with typed holes where values are to be chosen,
+//!   bounded whatever the types' shape;
+//! - [`instantiate`]: values in the holes ([`HoleValues`]) give a plan, with
+//!   the origin of every statement;
+//! - [`contexts`]: the call sequences that prepare a receiver.
+//!
+//! The symbolic engine encodes holes as solver variables; a search fills
+//! the same holes with values. Neither concern lives here.
+//!
+//! Architecture invariants: building the recipes of any type costs work
+//! linear in the program's size, and a template never has more than
+//! [`Bounds::max_holes`] holes; no I/O, no solver.
+
+pub mod contexts;
+pub mod instantiate;
+pub mod recipes;
+pub mod template;
+
+pub use contexts::{contexts, ContextBounds};
+pub use instantiate::{ArrayElements, Chosen, Filled, HoleValues, Instantiation, Origin, Target};
+pub use recipes::{boxed_base, public_constructors, Recipe, Recipes};
+pub use template::{
+    type_descriptor, Bounds, Choice, Hole, HoleKind, PreparingCall, Template, TemplateError,
+};

@@ -1,0 +1,375 @@
+//! How to obtain a value of a reference type through the public API: its
+//! recipes. Built from the program once (the class hierarchy, an index of
+//! the public static methods of every class by the type they return), then
+//! answered per type and remembered, so the cost of every question together
+//! stays linear in the program's size whatever its shape (recursive node
+//! types included).
+//!
+//! Beside the recipes that make a value, [`Recipes::setters`] names the
+//! public methods that set an object's fields from their parameters (from
+//! `testgen_analysis`'s field writers), the calls that give a built object
+//! the state a path needs.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use testgen_analysis::{ClassAccess, Hierarchy};
+use testgen_classfile::access::AccessFlags;
+use testgen_classfile::descriptor::BaseType;
+use testgen_classfile::ClassFile;
+use testgen_project::{ClassName, MethodId, Program};
+
+/// One way to obtain a value of a reference type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Recipe {
+    /// A string literal (for `String`, `CharSequence`, `Object`).
+    Str,
+    /// A boxed primitive literal (`Integer.valueOf(3)` as `3`).
+    Boxed { class: ClassName, base: BaseType },
+    /// One of an enum's constants.
+    Enum {
+        class: ClassName,
+        constants: Vec<String>,
+    },
+    /// `new class(...)` through a public constructor.
+    New {
+        class: ClassName,
+        descriptor: String,
+    },
+    /// A public static method returning the type (`Money.of(...)`).
+    Factory { method: MethodId },
+    /// A public static final field of the type (`CSVFormat.DEFAULT`).
+    Constant { class: ClassName, field: String },
+}
+
+/// A public instance method that stores its parameters into fields of its
+/// class (directly, or through the private methods it calls).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setter {
+    pub method: MethodId,
+    /// The fields written, each with the positions of the parameters that
+    /// flow into it, by field name.
+    pub fields: BTreeMap<String, Vec<u16>>,
+}
+
+/// The recipes of every type the program's classes can be asked for.
+pub struct Recipes<'p, 'a> {
+    program: &'p Program<'a>,
+    hierarchy: Hierarchy,
+    /// Public static methods of public classes anywhere in the program, by
+    /// the class they are declared to return.
+    factories: BTreeMap<ClassName, Vec<MethodId>>,
+    known: Mutex<BTreeMap<ClassName, Vec<Recipe>>>,
+    setters: Mutex<BTreeMap<ClassName, Vec<Setter>>>,
+}
+
+impl<'p, 'a> Recipes<'p, 'a> {
+    /// The index over `program` (its hierarchy; classes that cannot be read
+    /// are left out of it).
+    pub fn new(program: &'p Program<'a>) -> Recipes<'p, 'a> {
+        let readable: Vec<&ClassFile<'a>> = program
+            .classes()
+            .filter(|(_, file)| file.name().is_ok())
+            .map(|(_, file)| file)
+            .collect();
+        let hierarchy = Hierarchy::new(readable.iter().copied()).unwrap_or_default();
+        Recipes {
+            program,
+            hierarchy,
+            factories: index_factories(program),
+            known: Mutex::new(BTreeMap::new()),
+            setters: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// The public static methods anywhere in the program that are declared
+    /// to return a `class` (`Shapes.square(2)` for a `Square`), in class
+    /// order then class-file order. An enum's own `valueOf` is not one.
+    pub fn factories_anywhere(&self, class: &ClassName) -> &[MethodId] {
+        self.factories.get(class).map_or(&[], Vec::as_slice)
+    }
+
+    /// The setters of `class`, in class-file order (worked out once per
+    /// class, from its own code only).
+    pub fn setters(&self, class: &ClassName) -> Vec<Setter> {
+        if let Some(known) = self
+            .setters
+            .lock()
+            .ok()
+            .and_then(|known| known.get(class).cloned())
+        {
+            return known;
+        }
+        let setters = self
+            .program
+            .class(class)
+            .map(|file| setters_of(class, file))
+            .unwrap_or_default();
+        if let Ok(mut known) = self.setters.lock() {
+            known.insert(class.clone(), setters.clone());
+        }
+        setters
+    }
+
+    pub fn program(&self) -> &'p Program<'a> {
+        self.program
+    }
+
+    pub fn hierarchy(&self) -> &Hierarchy {
+        &self.hierarchy
+    }
+
+    /// The ways to obtain a `class`, most direct first: a string or boxed
+    /// literal for those types, an enum's constants, else each public
+    /// constructor of each concrete public class of the program assignable
+    /// to `class` (by name), the static factories of `class` that return
+    /// it, its public constants of its own type; and for `Object`, a string
+    /// and an `Integer` after those.
+    pub fn of(&self, class: &ClassName) -> Vec<Recipe> {
+        if let Some(known) = self
+            .known
+            .lock()
+            .ok()
+            .and_then(|known| known.get(class).cloned())
+        {
+            return known;
+        }
+        let recipes = self.compute(class);
+        if let Ok(mut known) = self.known.lock() {
+            known.insert(class.clone(), recipes.clone());
+        }
+        recipes
+    }
+
+    /// The recipes that build an object of `class`: its implementations'
+    /// constructors, its factories and constants (no literal, no enum
+    /// constant).
+    pub fn objects_of(&self, class: &ClassName) -> Vec<Recipe> {
+        self.objects(class)
+    }
+
+    fn compute(&self, class: &ClassName) -> Vec<Recipe> {
+        let internal = class.as_internal();
+        if let Some(base) = boxed_base(internal) {
+            return vec![Recipe::Boxed {
+                class: class.clone(),
+                base,
+            }];
+        }
+        if matches!(internal, "java/lang/String" | "java/lang/CharSequence") {
+            return vec![Recipe::Str];
+        }
+        let constants = self.program.enum_constants(class);
+        if !constants.is_empty() {
+            return vec![Recipe::Enum {
+                class: class.clone(),
+                constants,
+            }];
+        }
+        let mut recipes = self.objects(class);
+        if internal == "java/lang/Object" {
+            // A loosely typed parameter: the program's own classes first,
+            // then the values people pass most.
+            recipes.push(Recipe::Str);
+            recipes.push(Recipe::Boxed {
+                class: ClassName::internal("java/lang/Integer"),
+                base: BaseType::Int,
+            });
+        }
+        recipes
+    }
+
+    fn objects(&self, class: &ClassName) -> Vec<Recipe> {
+        let internal = class.as_internal();
+        let mut recipes = Vec::new();
+        for implementation in self.hierarchy.instantiable(internal) {
+            let name = ClassName::internal(implementation);
+            let Some(file) = self.program.class(&name) else {
+                continue;
+            };
+            if !file.access_flags.is_public() {
+                continue;
+            }
+            for descriptor in public_constructors(file) {
+                recipes.push(Recipe::New {
+                    class: name.clone(),
+                    descriptor,
+                });
+            }
+        }
+        for method in self.static_factories(class) {
+            recipes.push(Recipe::Factory { method });
+        }
+        for field in self.static_constants(class) {
+            recipes.push(Recipe::Constant {
+                class: class.clone(),
+                field,
+            });
+        }
+        recipes
+    }
+
+    /// Public static methods of `class` that return a `class`, in
+    /// class-file order (an enum's `valueOf` is a factory in form only).
+    fn static_factories(&self, class: &ClassName) -> Vec<MethodId> {
+        let Some(file) = self.program.class(class) else {
+            return Vec::new();
+        };
+        if !file.access_flags.is_public() {
+            return Vec::new();
+        }
+        let returns = format!("){}", class.descriptor());
+        let is_enum = file.access_flags.contains(AccessFlags::ENUM);
+        file.methods
+            .iter()
+            .filter(|m| m.access_flags.is_public() && m.access_flags.is_static())
+            .filter(|m| !m.access_flags.contains(AccessFlags::SYNTHETIC))
+            .filter_map(|m| {
+                let name = m.name(file).ok()?.into_owned();
+                let descriptor = m.descriptor(file).ok()?.into_owned();
+                (descriptor.ends_with(&returns) && !(is_enum && name == "valueOf"))
+                    .then(|| MethodId::new(class.clone(), name, descriptor))
+            })
+            .collect()
+    }
+
+    /// The public static final fields of `class` whose type is `class`
+    /// itself, in declaration order; an enum's constants are not among them
+    /// (they are a recipe of their own).
+    fn static_constants(&self, class: &ClassName) -> Vec<String> {
+        let Some(file) = self.program.class(class) else {
+            return Vec::new();
+        };
+        if !file.access_flags.is_public() {
+            return Vec::new();
+        }
+        let own_type = class.descriptor();
+        file.fields
+            .iter()
+            .filter(|f| {
+                let flags = f.access_flags;
+                flags.is_public()
+                    && flags.is_static()
+                    && flags.contains(AccessFlags::FINAL)
+                    && !flags.contains(AccessFlags::ENUM)
+                    && !flags.contains(AccessFlags::SYNTHETIC)
+            })
+            .filter_map(|f| {
+                let descriptor = f.descriptor(file).ok()?;
+                (descriptor == own_type.as_str())
+                    .then(|| f.name(file).ok().map(|n| n.into_owned()))?
+            })
+            .collect()
+    }
+}
+
+/// Every public static method of a public class, by the reference type it
+/// returns: one pass over the program.
+fn index_factories(program: &Program<'_>) -> BTreeMap<ClassName, Vec<MethodId>> {
+    let mut factories: BTreeMap<ClassName, Vec<MethodId>> = BTreeMap::new();
+    for (name, file) in program.classes() {
+        if !file.access_flags.is_public() {
+            continue;
+        }
+        let is_enum = file.access_flags.contains(AccessFlags::ENUM);
+        for method in &file.methods {
+            let flags = method.access_flags;
+            if !flags.is_public() || !flags.is_static() || flags.contains(AccessFlags::SYNTHETIC) {
+                continue;
+            }
+            let (Ok(method_name), Ok(descriptor)) = (method.name(file), method.descriptor(file))
+            else {
+                continue;
+            };
+            if is_enum && method_name == "valueOf" {
+                continue;
+            }
+            let Some(returned) = descriptor
+                .rsplit_once(')')
+                .and_then(|(_, ret)| ret.strip_prefix('L'))
+                .and_then(|ret| ret.strip_suffix(';'))
+            else {
+                continue;
+            };
+            factories
+                .entry(ClassName::internal(returned))
+                .or_default()
+                .push(MethodId::new(
+                    name.clone(),
+                    method_name.into_owned(),
+                    descriptor.into_owned(),
+                ));
+        }
+    }
+    factories
+}
+
+/// The public instance methods of `class` (not constructors) whose
+/// parameters flow into fields of `class`.
+fn setters_of(class: &ClassName, file: &ClassFile<'_>) -> Vec<Setter> {
+    let Ok(access) = ClassAccess::of(file) else {
+        return Vec::new();
+    };
+    let mut by_method: BTreeMap<usize, Setter> = BTreeMap::new();
+    let position = |name: &str, descriptor: &str| {
+        access
+            .methods()
+            .iter()
+            .position(|m| m.key.name == name && m.key.descriptor == descriptor)
+    };
+    for (field, writers) in access.written_fields() {
+        if field.owner != class.as_internal() {
+            continue;
+        }
+        for writer in writers {
+            let flags = writer.access_flags;
+            if !flags.is_public() || flags.is_static() || writer.method.is_constructor() {
+                continue;
+            }
+            if writer.parameters.is_empty() {
+                continue;
+            }
+            let Some(index) = position(&writer.method.name, &writer.method.descriptor) else {
+                continue;
+            };
+            by_method
+                .entry(index)
+                .or_insert_with(|| Setter {
+                    method: MethodId::new(
+                        class.clone(),
+                        writer.method.name.clone(),
+                        writer.method.descriptor.clone(),
+                    ),
+                    fields: BTreeMap::new(),
+                })
+                .fields
+                .insert(field.name.clone(), writer.parameters.clone());
+        }
+    }
+    by_method.into_values().collect()
+}
+
+/// Descriptors of a class's public constructors, in class-file order.
+pub fn public_constructors(class: &ClassFile<'_>) -> Vec<String> {
+    class
+        .methods
+        .iter()
+        .filter(|m| m.access_flags.is_public() && m.name(class).is_ok_and(|n| n == "<init>"))
+        .filter_map(|m| m.descriptor(class).ok().map(|d| d.into_owned()))
+        .collect()
+}
+
+/// The primitive a wrapper class boxes.
+pub fn boxed_base(internal: &str) -> Option<BaseType> {
+    Some(match internal {
+        "java/lang/Integer" => BaseType::Int,
+        "java/lang/Long" => BaseType::Long,
+        "java/lang/Short" => BaseType::Short,
+        "java/lang/Byte" => BaseType::Byte,
+        "java/lang/Character" => BaseType::Char,
+        "java/lang/Boolean" => BaseType::Boolean,
+        "java/lang/Float" => BaseType::Float,
+        "java/lang/Double" => BaseType::Double,
+        _ => return None,
+    })
+}

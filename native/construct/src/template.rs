@@ -1,0 +1,537 @@
+//! A template for calling a method: the statements that build its receiver
+//! and arguments, with typed *holes* where a value is still to be chosen.
+//!
+//! A hole is primitive (a value of its type) or a reference: null (when
+//! nullable) or one of its *choices*, each a way to build the value from
+//! [`Recipes`] whose own inputs are holes again (a constructor's
+//! arguments), or a literal (a string, a boxed value, an enum constant, an
+//! array with element holes). Holes are named by their place: `p0` is the
+//! first parameter, `p0.c1.a2` the third argument of the second choice of
+//! `p0`, `p0.e1` the second element of an array, `r` the receiver, `q0.a1`
+//! an argument of the first call that prepares the receiver.
+//!
+//! The symbolic engine turns each hole into solver variables; a search can
+//! fill the same holes with values ([`crate::instantiate`]). Templates are
+//! bounded: objects nest [`Bounds::max_object_depth`] deep, a hole offers at
+//! most [`Bounds::max_choices`] choices, and a template has at most
+//! [`Bounds::max_holes`] holes, given out breadth first (shallow holes
+//! before deep ones), so that no type, however recursive, makes one large.
+
+use std::collections::VecDeque;
+
+use testgen_classfile::descriptor::{BaseType, ElementType, FieldType, MethodDescriptor};
+use testgen_project::{ClassName, MethodId};
+
+use crate::recipes::{Recipe, Recipes};
+
+/// Limits that keep templates, and so the values they hold, small.
+#[derive(Clone, Debug)]
+pub struct Bounds {
+    pub max_string_length: u32,
+    pub max_array_length: u32,
+    /// Arrays of references hold this many element holes at most.
+    pub max_reference_array_length: u32,
+    /// How deep objects nest (an object argument of an object argument...).
+    pub max_object_depth: u32,
+    /// Choices one reference hole offers at most.
+    pub max_choices: usize,
+    /// Holes one template has at most.
+    pub max_holes: usize,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds {
+            max_string_length: 16,
+            max_array_length: 16,
+            max_reference_array_length: 3,
+            max_object_depth: 2,
+            max_choices: 24,
+            max_holes: 600,
+        }
+    }
+}
+
+/// A place where a value is to be chosen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hole {
+    /// The hole's place, which names it (`p0.c1.a2`).
+    pub path: String,
+    pub kind: HoleKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HoleKind {
+    Primitive(BaseType),
+    /// Null (when `nullable`) or one of `choices`; no choice at all means
+    /// null only.
+    Reference {
+        nullable: bool,
+        choices: Vec<Choice>,
+    },
+}
+
+/// One way to fill a reference hole.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Choice {
+    Str,
+    Boxed {
+        class: ClassName,
+        base: BaseType,
+    },
+    Enum {
+        class: ClassName,
+        constants: Vec<String>,
+    },
+    PrimitiveArray {
+        element: BaseType,
+    },
+    /// An array of references (`descriptor` like `[Ljava/lang/String;`)
+    /// with an element hole per possible element.
+    ReferenceArray {
+        descriptor: String,
+        elements: Vec<Hole>,
+    },
+    New {
+        class: ClassName,
+        descriptor: String,
+        args: Vec<Hole>,
+    },
+    Factory {
+        method: MethodId,
+        args: Vec<Hole>,
+    },
+    Constant {
+        class: ClassName,
+        field: String,
+    },
+}
+
+impl Choice {
+    /// The runtime class of what the choice builds (internal name, or an
+    /// array descriptor).
+    pub fn class(&self) -> String {
+        match self {
+            Choice::Str => "java/lang/String".into(),
+            Choice::Boxed { class, .. }
+            | Choice::Enum { class, .. }
+            | Choice::New { class, .. }
+            | Choice::Constant { class, .. } => class.as_internal().to_string(),
+            Choice::Factory { method, .. } => method.class.as_internal().to_string(),
+            Choice::PrimitiveArray { element } => format!("[{}", element.descriptor_char()),
+            Choice::ReferenceArray { descriptor, .. } => descriptor.clone(),
+        }
+    }
+}
+
+/// A call made on the receiver before the call under test.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PreparingCall {
+    pub method: MethodId,
+    pub args: Vec<Hole>,
+}
+
+/// Every input of one way to call a method: receiver, preparing calls,
+/// arguments.
+#[derive(Clone, Debug)]
+pub struct Template {
+    pub target: MethodId,
+    pub receiver: Option<Hole>,
+    pub prefix: Vec<PreparingCall>,
+    pub args: Vec<Hole>,
+    pub bounds: Bounds,
+}
+
+/// Why no template can be made.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TemplateError {
+    #[error("no public constructor builds a {class}")]
+    ObjectNotBuilt { class: ClassName },
+    #[error("{method}: malformed descriptor")]
+    MalformedDescriptor { method: MethodId },
+}
+
+impl Template {
+    /// The template of calling `target` (static or not) after the
+    /// receiver-preparing calls `prefix` (methods of the target's class).
+    pub fn new(
+        recipes: &Recipes<'_, '_>,
+        target: MethodId,
+        is_static: bool,
+        prefix: &[MethodId],
+        bounds: Bounds,
+    ) -> Result<Template, TemplateError> {
+        let parameters = |method: &MethodId| -> Result<Vec<String>, TemplateError> {
+            let parsed = MethodDescriptor::parse(&method.descriptor).map_err(|_| {
+                TemplateError::MalformedDescriptor {
+                    method: method.clone(),
+                }
+            })?;
+            Ok(parsed.parameters.iter().map(type_descriptor).collect())
+        };
+        let mut roots: Vec<Root> = Vec::new();
+        let receives = !is_static && !target.is_constructor();
+        if receives {
+            // Built only by constructors, factories and constants (never a
+            // literal or an enum constant), as before templates existed.
+            roots.push(Root {
+                path: "r".into(),
+                descriptor: target.class.descriptor(),
+                nullable: false,
+                objects_only: true,
+            });
+        }
+        for (k, call) in prefix.iter().enumerate() {
+            for (i, descriptor) in parameters(call)?.into_iter().enumerate() {
+                roots.push(Root {
+                    path: format!("q{k}.a{i}"),
+                    descriptor,
+                    nullable: true,
+                    objects_only: false,
+                });
+            }
+        }
+        for (i, descriptor) in parameters(&target)?.into_iter().enumerate() {
+            roots.push(Root {
+                path: format!("p{i}"),
+                descriptor,
+                nullable: true,
+                objects_only: false,
+            });
+        }
+        let mut holes = Builder::new(recipes, &bounds).build(roots).into_iter();
+        let receiver = if receives {
+            let receiver = holes.next().expect("the receiver's hole");
+            if matches!(&receiver.kind, HoleKind::Reference { choices, .. } if choices.is_empty()) {
+                return Err(TemplateError::ObjectNotBuilt {
+                    class: target.class.clone(),
+                });
+            }
+            Some(receiver)
+        } else {
+            None
+        };
+        let mut prefix_calls = Vec::with_capacity(prefix.len());
+        for call in prefix {
+            let count = parameters(call)?.len();
+            prefix_calls.push(PreparingCall {
+                method: call.clone(),
+                args: holes.by_ref().take(count).collect(),
+            });
+        }
+        Ok(Template {
+            target,
+            receiver,
+            prefix: prefix_calls,
+            args: holes.collect(),
+            bounds,
+        })
+    }
+
+    /// The primitive arguments of the call under test.
+    pub fn primitive_arguments(&self) -> Vec<(&str, BaseType)> {
+        self.args
+            .iter()
+            .filter_map(|hole| match hole.kind {
+                HoleKind::Primitive(base) => Some((hole.path.as_str(), base)),
+                HoleKind::Reference { .. } => None,
+            })
+            .collect()
+    }
+
+    /// Every hole, depth first: receiver, preparing calls' arguments,
+    /// arguments, each followed by the holes of its choices.
+    pub fn holes(&self) -> Vec<&Hole> {
+        fn walk<'t>(hole: &'t Hole, out: &mut Vec<&'t Hole>) {
+            out.push(hole);
+            if let HoleKind::Reference { choices, .. } = &hole.kind {
+                for choice in choices {
+                    let inner = match choice {
+                        Choice::ReferenceArray { elements, .. } => elements.as_slice(),
+                        Choice::New { args, .. } | Choice::Factory { args, .. } => args.as_slice(),
+                        _ => &[],
+                    };
+                    for hole in inner {
+                        walk(hole, out);
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        let roots = self
+            .receiver
+            .iter()
+            .chain(self.prefix.iter().flat_map(|call| call.args.iter()))
+            .chain(self.args.iter());
+        for hole in roots {
+            walk(hole, &mut out);
+        }
+        out
+    }
+}
+
+/// The JVM descriptor of a field type, e.g. `[[I` or `Ljava/lang/String;`.
+pub fn type_descriptor(ty: &FieldType<'_>) -> String {
+    let element = |element: &ElementType<'_>| match element {
+        ElementType::Base(base) => base.descriptor_char().to_string(),
+        ElementType::Object(class) => format!("L{class};"),
+    };
+    match ty {
+        FieldType::Base(base) => base.descriptor_char().to_string(),
+        FieldType::Object(class) => format!("L{class};"),
+        FieldType::Array {
+            dimensions,
+            element: e,
+        } => format!("{}{}", "[".repeat(usize::from(*dimensions)), element(e)),
+    }
+}
+
+/// A top-level hole to build: a parameter, the receiver.
+struct Root {
+    path: String,
+    descriptor: String,
+    nullable: bool,
+    /// Only recipes that build an object (constructors, factories,
+    /// constants).
+    objects_only: bool,
+}
+
+/// A hole in the making: what it is for, and (once expanded) its choices
+/// with their inner holes as indices into the builder's nodes.
+struct Node {
+    path: String,
+    descriptor: String,
+    depth: u32,
+    nullable: bool,
+    objects_only: bool,
+    choices: Vec<NodeChoice>,
+}
+
+enum NodeChoice {
+    Ready(Choice),
+    Array {
+        descriptor: String,
+        elements: Vec<usize>,
+    },
+    New {
+        class: ClassName,
+        descriptor: String,
+        args: Vec<usize>,
+    },
+    Factory {
+        method: MethodId,
+        args: Vec<usize>,
+    },
+}
+
+/// Builds holes breadth first within the bounds.
+struct Builder<'b, 'r, 'a> {
+    recipes: &'b Recipes<'r, 'a>,
+    bounds: &'b Bounds,
+    nodes: Vec<Node>,
+    queue: VecDeque<usize>,
+}
+
+impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
+    fn new(recipes: &'b Recipes<'r, 'a>, bounds: &'b Bounds) -> Self {
+        Builder {
+            recipes,
+            bounds,
+            nodes: Vec::new(),
+            queue: VecDeque::new(),
+        }
+    }
+
+    fn build(mut self, roots: Vec<Root>) -> Vec<Hole> {
+        let roots: Vec<usize> = roots
+            .into_iter()
+            .map(|root| {
+                let index = self.add(root.path, root.descriptor, 0, root.nullable);
+                self.nodes[index].objects_only = root.objects_only;
+                index
+            })
+            .collect();
+        while let Some(index) = self.queue.pop_front() {
+            self.expand(index);
+        }
+        roots.into_iter().map(|index| self.hole(index)).collect()
+    }
+
+    fn add(&mut self, path: String, descriptor: String, depth: u32, nullable: bool) -> usize {
+        self.nodes.push(Node {
+            path,
+            descriptor,
+            depth,
+            nullable,
+            objects_only: false,
+            choices: Vec::new(),
+        });
+        let index = self.nodes.len() - 1;
+        self.queue.push_back(index);
+        index
+    }
+
+    /// Room for `count` more holes.
+    fn room_for(&self, count: usize) -> bool {
+        self.nodes.len() + count <= self.bounds.max_holes
+    }
+
+    /// The hole descriptors of a method's parameters; `None` if malformed.
+    fn parameters(descriptor: &str) -> Option<Vec<String>> {
+        let parsed = MethodDescriptor::parse(descriptor).ok()?;
+        Some(parsed.parameters.iter().map(type_descriptor).collect())
+    }
+
+    fn expand(&mut self, index: usize) {
+        let (path, descriptor, depth, objects_only) = {
+            let node = &self.nodes[index];
+            (
+                node.path.clone(),
+                node.descriptor.clone(),
+                node.depth,
+                node.objects_only,
+            )
+        };
+        let Ok(ty) = FieldType::parse(&descriptor) else {
+            return;
+        };
+        let mut choices = Vec::new();
+        match &ty {
+            FieldType::Base(_) => {}
+            FieldType::Array {
+                dimensions,
+                element,
+            } => {
+                if let (1, ElementType::Base(base)) = (*dimensions, element) {
+                    choices.push(NodeChoice::Ready(Choice::PrimitiveArray { element: *base }));
+                } else {
+                    let inner = descriptor[1..].to_string();
+                    let count = self.bounds.max_reference_array_length as usize;
+                    let elements = if depth < self.bounds.max_object_depth && self.room_for(count) {
+                        (0..count)
+                            .map(|i| {
+                                self.add(format!("{path}.e{i}"), inner.clone(), depth + 1, true)
+                            })
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
+                    choices.push(NodeChoice::Array {
+                        descriptor: descriptor.clone(),
+                        elements,
+                    });
+                }
+            }
+            FieldType::Object(class) => {
+                let class = ClassName::internal(class.to_string());
+                let recipes = if objects_only {
+                    self.recipes.objects_of(&class)
+                } else {
+                    self.recipes.of(&class)
+                };
+                for recipe in recipes {
+                    if choices.len() >= self.bounds.max_choices {
+                        break;
+                    }
+                    let prefix = format!("{path}.c{}", choices.len());
+                    let choice = match recipe {
+                        Recipe::Str => NodeChoice::Ready(Choice::Str),
+                        Recipe::Boxed { class, base } => {
+                            NodeChoice::Ready(Choice::Boxed { class, base })
+                        }
+                        Recipe::Enum { class, constants } => {
+                            NodeChoice::Ready(Choice::Enum { class, constants })
+                        }
+                        Recipe::Constant { class, field } => {
+                            if depth > self.bounds.max_object_depth {
+                                continue;
+                            }
+                            NodeChoice::Ready(Choice::Constant { class, field })
+                        }
+                        Recipe::New { class, descriptor } => {
+                            let Some(args) = self.arguments(&prefix, &descriptor, depth) else {
+                                continue;
+                            };
+                            NodeChoice::New {
+                                class,
+                                descriptor,
+                                args,
+                            }
+                        }
+                        Recipe::Factory { method } => {
+                            let Some(args) = self.arguments(&prefix, &method.descriptor, depth)
+                            else {
+                                continue;
+                            };
+                            NodeChoice::Factory { method, args }
+                        }
+                    };
+                    choices.push(choice);
+                }
+            }
+        }
+        self.nodes[index].choices = choices;
+    }
+
+    /// The holes of a call's arguments below a hole at `depth`; `None` when
+    /// the object would nest too deep, the template has no room for them,
+    /// or the descriptor is malformed.
+    fn arguments(&mut self, prefix: &str, descriptor: &str, depth: u32) -> Option<Vec<usize>> {
+        if depth > self.bounds.max_object_depth {
+            return None;
+        }
+        let parameters = Self::parameters(descriptor)?;
+        if !self.room_for(parameters.len()) {
+            return None;
+        }
+        Some(
+            parameters
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| self.add(format!("{prefix}.a{i}"), p, depth + 1, true))
+                .collect(),
+        )
+    }
+
+    /// The finished hole of node `index`.
+    fn hole(&self, index: usize) -> Hole {
+        let node = &self.nodes[index];
+        let kind = match FieldType::parse(&node.descriptor) {
+            Ok(FieldType::Base(base)) => HoleKind::Primitive(base),
+            _ => HoleKind::Reference {
+                nullable: node.nullable,
+                choices: node
+                    .choices
+                    .iter()
+                    .map(|choice| match choice {
+                        NodeChoice::Ready(choice) => choice.clone(),
+                        NodeChoice::Array {
+                            descriptor,
+                            elements,
+                        } => Choice::ReferenceArray {
+                            descriptor: descriptor.clone(),
+                            elements: elements.iter().map(|&i| self.hole(i)).collect(),
+                        },
+                        NodeChoice::New {
+                            class,
+                            descriptor,
+                            args,
+                        } => Choice::New {
+                            class: class.clone(),
+                            descriptor: descriptor.clone(),
+                            args: args.iter().map(|&i| self.hole(i)).collect(),
+                        },
+                        NodeChoice::Factory { method, args } => Choice::Factory {
+                            method: method.clone(),
+                            args: args.iter().map(|&i| self.hole(i)).collect(),
+                        },
+                    })
+                    .collect(),
+            },
+        };
+        Hole {
+            path: node.path.clone(),
+            kind,
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! Recipes, templates and receiver-preparing sequences on javac 17 output
+//! (`fixtures/construct`): what builds a value of a type, that templates
+//! stay within their bounds whatever the type's shape, and which calls
+//! prepare a receiver first.
+
+use testgen_classfile::ClassFile;
+use testgen_construct::{
+    contexts, Bounds, Choice, ContextBounds, HoleKind, Recipe, Recipes, Template,
+};
+use testgen_project::{ClassName, MethodId, Program};
+
+fn classes() -> Vec<(String, Vec<u8>)> {
+    let dir = testgen_testkit::compile_fixture("construct");
+    testgen_testkit::classes_in(&dir)
+}
+
+fn program(classes: &[(String, Vec<u8>)]) -> Program<'_> {
+    let mut program = Program::new();
+    for (_, bytes) in classes {
+        program.add_class(ClassFile::parse(bytes).unwrap()).unwrap();
+    }
+    program
+}
+
+#[test]
+fn a_type_is_built_by_its_implementations_factories_and_constants() {
+    let classes = classes();
+    let program = program(&classes);
+    let recipes = Recipes::new(&program);
+    let shapes = recipes.of(&ClassName::internal("fixtures/construct/Shape"));
+    assert_eq!(
+        shapes,
+        [
+            Recipe::New {
+                class: ClassName::internal("fixtures/construct/Circle"),
+                descriptor: "(D)V".into()
+            },
+            Recipe::New {
+                class: ClassName::internal("fixtures/construct/Square"),
+                descriptor: "(D)V".into()
+            },
+        ]
+    );
+    let node = ClassName::internal("fixtures/construct/Node");
+    let nodes = recipes.of(&node);
+    let kinds: Vec<String> = nodes
+        .iter()
+        .map(|recipe| match recipe {
+            Recipe::New { descriptor, .. } => format!("new {descriptor}"),
+            Recipe::Factory { method } => format!("factory {}", method.name),
+            Recipe::Constant { field, .. } => format!("constant {field}"),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "new (Ljava/lang/String;)V",
+            "new (Ljava/lang/String;Lfixtures/construct/Node;Lfixtures/construct/Node;)V",
+            "new (Lfixtures/construct/Node;Lfixtures/construct/Node;Lfixtures/construct/Node;Lfixtures/construct/Node;)V",
+            "new (Ljava/util/List;Lfixtures/construct/Node;)V",
+            "factory leaf",
+            "factory pair",
+            "constant EMPTY",
+        ]
+    );
+    assert_eq!(
+        recipes.of(&ClassName::internal("java/lang/CharSequence")),
+        [Recipe::Str]
+    );
+}
+
+#[test]
+fn a_recursive_type_gives_a_template_within_its_bounds() {
+    let classes = classes();
+    let program = program(&classes);
+    let recipes = Recipes::new(&program);
+    let target = MethodId::of(
+        "fixtures/construct/Node",
+        "<init>",
+        "(Lfixtures/construct/Node;Lfixtures/construct/Node;Lfixtures/construct/Node;Lfixtures/construct/Node;)V",
+    );
+    let generous = Template::new(&recipes, target.clone(), false, &[], Bounds::default()).unwrap();
+    let holes = generous.holes().len();
+    assert!(holes <= Bounds::default().max_holes, "{holes} holes");
+    // Objects nest two deep: a parameter's choices build nodes whose node
+    // arguments have choices of their own, and theirs have none of `new`.
+    let HoleKind::Reference { choices, .. } = &generous.args[0].kind else {
+        panic!("a node parameter is a reference hole")
+    };
+    let Some(Choice::New { args, .. }) = choices
+        .iter()
+        .find(|c| matches!(c, Choice::New { args, .. } if args.len() == 3))
+    else {
+        panic!("{choices:?}")
+    };
+    assert!(matches!(&args[1].kind, HoleKind::Reference { choices, .. } if !choices.is_empty()));
+
+    // A small budget is shared breadth first: every parameter keeps its
+    // own choices, only the deepest holes lose theirs.
+    let tight = Bounds {
+        max_holes: 40,
+        ..Bounds::default()
+    };
+    let small = Template::new(&recipes, target, false, &[], tight).unwrap();
+    assert!(small.holes().len() <= 40, "{} holes", small.holes().len());
+    for parameter in &small.args {
+        assert!(
+            matches!(&parameter.kind, HoleKind::Reference { choices, .. } if !choices.is_empty()),
+            "{} has no choice",
+            parameter.path
+        );
+    }
+}
+
+#[test]
+fn calls_that_write_what_the_method_reads_prepare_the_receiver_first() {
+    let classes = classes();
+    let program = program(&classes);
+    let describe = MethodId::of(
+        "fixtures/construct/Counter",
+        "describe",
+        "()Ljava/lang/String;",
+    );
+    let found = contexts(&program, &describe, false, &ContextBounds::default());
+    assert!(found[0].is_empty(), "the receiver alone comes first");
+    // describe() reads count and limit through isFull(): add and raiseLimit
+    // write them, log writes nothing.
+    let first_calls: Vec<&str> = found[1..]
+        .iter()
+        .map(|calls| calls[0].name.as_str())
+        .collect();
+    let log = first_calls.iter().position(|n| *n == "log").unwrap();
+    assert!(
+        first_calls[..log].contains(&"add") && first_calls[..log].contains(&"raiseLimit"),
+        "{first_calls:?}"
+    );
+    assert!(found.len() <= ContextBounds::default().max_contexts);
+    let statik = contexts(&program, &describe, true, &ContextBounds::default());
+    assert_eq!(statik, vec![Vec::<MethodId>::new()]);
+}
+
+#[test]
+fn factories_are_found_anywhere_and_setters_by_the_fields_they_write() {
+    let classes = classes();
+    let program = program(&classes);
+    let recipes = Recipes::new(&program);
+    let shapes = ClassName::internal("fixtures/construct/Shapes");
+    assert_eq!(
+        recipes.factories_anywhere(&ClassName::internal("fixtures/construct/Square")),
+        [MethodId::new(
+            shapes.clone(),
+            "square",
+            "(D)Lfixtures/construct/Square;"
+        )]
+    );
+    assert_eq!(
+        recipes.factories_anywhere(&ClassName::internal("fixtures/construct/Shape")),
+        [MethodId::new(
+            shapes,
+            "unit",
+            "()Lfixtures/construct/Shape;"
+        )]
+    );
+    // A static method returning a primitive is no factory of anything.
+    assert!(recipes
+        .factories_anywhere(&ClassName::internal("fixtures/construct/Circle"))
+        .is_empty());
+
+    let label = ClassName::internal("fixtures/construct/Label");
+    let setters: Vec<(String, Vec<(String, Vec<u16>)>)> = recipes
+        .setters(&label)
+        .into_iter()
+        .map(|setter| (setter.method.name, setter.fields.into_iter().collect()))
+        .collect();
+    assert_eq!(
+        setters,
+        [
+            ("setText".to_string(), vec![("text".to_string(), vec![0])]),
+            // Through the private helper it calls.
+            ("resize".to_string(), vec![("width".to_string(), vec![0])]),
+        ]
+    );
+}

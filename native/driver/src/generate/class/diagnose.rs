@@ -1,0 +1,156 @@
+//! Stage: what the kept tests cover, and why each goal they do not cover
+//! stayed open.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use testgen_project::{Blocker, Goal};
+use testgen_symbolic::explore::Exploration;
+
+use super::explore::Explored;
+use super::select::Coverage;
+use super::ClassJob;
+
+/// A goal of the class the tests do not reach, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Uncovered {
+    pub goal: Goal,
+    /// Source line (0 when the class has no line numbers).
+    pub line: u32,
+    pub reason: UncoveredReason,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum UncoveredReason {
+    /// The solver proved every path to it contradictory.
+    ProvenInfeasible,
+    /// Reached while exploring; the test that reached it was dropped in
+    /// validation (why, per dropped test).
+    Dropped { why: Vec<String> },
+    /// Reached while exploring, but no kept test covers it.
+    NotKept,
+    /// Not reached, and what kept exploring from it.
+    Blocked { blockers: Vec<Blocker> },
+    /// Not reached, for no reason exploring can name.
+    NotReached,
+}
+
+impl fmt::Display for UncoveredReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UncoveredReason::ProvenInfeasible => f.write_str("proven infeasible"),
+            UncoveredReason::Dropped { why } => {
+                write!(f, "its test was dropped in validation ({})", why.join("; "))
+            }
+            UncoveredReason::NotKept => {
+                f.write_str("reached while exploring, but no kept test covers it")
+            }
+            UncoveredReason::Blocked { blockers } => {
+                let text: Vec<String> = blockers.iter().map(Blocker::to_string).collect();
+                f.write_str(&text.join("; "))
+            }
+            UncoveredReason::NotReached => f.write_str("not reached"),
+        }
+    }
+}
+
+/// What the tests cover and why the rest is not.
+pub struct Diagnosis {
+    pub covered: usize,
+    pub infeasible: usize,
+    pub uncovered: Vec<Uncovered>,
+}
+
+/// `covered` holds the ids the kept tests cover; `dropped` why tests were
+/// dropped in validation.
+pub fn diagnose(
+    job: &ClassJob<'_, '_, '_>,
+    explored: &Explored,
+    covered: &Coverage,
+    dropped: &[String],
+) -> Diagnosis {
+    let infeasible: BTreeSet<&Goal> = explored
+        .methods
+        .iter()
+        .flat_map(|(_, found)| found.infeasible.iter())
+        .collect();
+    let reached: BTreeSet<&Goal> = explored
+        .methods
+        .iter()
+        .flat_map(|(_, found)| found.reached.iter())
+        .collect();
+    let mut diagnosis = Diagnosis {
+        covered: 0,
+        infeasible: 0,
+        uncovered: Vec::new(),
+    };
+    for (id, goal, line) in job.goals.iter() {
+        if covered.contains(&id.0) {
+            diagnosis.covered += 1;
+            continue;
+        }
+        let reason = if infeasible.contains(goal) {
+            diagnosis.infeasible += 1;
+            UncoveredReason::ProvenInfeasible
+        } else if reached.contains(goal) {
+            if dropped.is_empty() {
+                UncoveredReason::NotKept
+            } else {
+                UncoveredReason::Dropped {
+                    why: dropped.to_vec(),
+                }
+            }
+        } else {
+            unreached(goal, explored)
+        };
+        diagnosis.uncovered.push(Uncovered {
+            goal: goal.clone(),
+            line,
+            reason,
+        });
+    }
+    diagnosis
+}
+
+/// Why nothing reached `goal`, from the explorations: a method explored
+/// itself speaks for itself; a private one for the public methods that call
+/// it.
+fn unreached(goal: &Goal, explored: &Explored) -> UncoveredReason {
+    let own = explored
+        .methods
+        .iter()
+        .find(|(method, _)| *method == goal.method);
+    let relevant: Vec<&Exploration> = match own {
+        Some((_, found)) => vec![found],
+        None => explored.methods.iter().map(|(_, found)| found).collect(),
+    };
+    if let Some(failure) = relevant.iter().find_map(|f| f.failure.clone()) {
+        return UncoveredReason::Blocked {
+            blockers: vec![failure],
+        };
+    }
+    let blockers: BTreeSet<&Blocker> = relevant.iter().flat_map(|f| &f.blockers).collect();
+    if !blockers.is_empty() {
+        return UncoveredReason::Blocked {
+            blockers: blockers.into_iter().cloned().collect(),
+        };
+    }
+    let options = &explored.options;
+    let spent = relevant
+        .iter()
+        .any(|f| f.runs >= options.max_runs || f.seconds >= options.budget.as_secs_f64());
+    if spent {
+        return UncoveredReason::Blocked {
+            blockers: vec![Blocker::Budget],
+        };
+    }
+    if own.is_none() {
+        UncoveredReason::Blocked {
+            blockers: vec![Blocker::NotReachedFromPublicMethods],
+        }
+    } else {
+        UncoveredReason::NotReached
+    }
+}

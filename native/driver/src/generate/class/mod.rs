@@ -1,0 +1,177 @@
+//! Tests for one class, in named stages over one [`ClassJob`]:
+//!
+//! 1. goals: every branch outcome of the class ([`ClassGoals`]);
+//! 2. [`explore`](explore::explore_methods): each public method and
+//!    constructor, concolically (or its cached exploration);
+//! 3. [`select`](select::select): the plans that cover what exploring
+//!    reached, run and measured;
+//! 4. [`cases`](cases::make_cases): each shrunk, run again under the same
+//!    and under other conditions, the class's static state handled;
+//! 5. [`validate`](validate::validate): emitted, compiled and run with JUnit;
+//! 6. [`diagnose`](diagnose::diagnose): what the kept tests cover and why
+//!    the rest stayed open.
+//!
+//! Every plan after exploring runs through one [`PlanRunner`], which
+//! counts it for the report.
+
+mod cases;
+mod diagnose;
+mod explore;
+pub mod runner;
+mod select;
+mod shrink;
+mod validate;
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use testgen_classfile::ClassFile;
+use testgen_construct::Recipes;
+use testgen_emit::{TestClass, Validator};
+use testgen_exec::{Environment, ExecError, Executor};
+use testgen_project::{ClassGoals, ClassName};
+use testgen_symbolic::explore::Exploration;
+
+use super::options::GenerateOptions;
+use super::portability::{Portability, StaticState};
+use super::program::LoadedClass;
+use super::report::{Effort, Status};
+pub use diagnose::{Uncovered, UncoveredReason};
+use runner::PlanRunner;
+
+/// What generating for one class produced, before anything is written.
+#[derive(Debug)]
+pub struct ClassOutcome {
+    pub binary: String,
+    pub sha256: String,
+    /// `generated`, or (from the cache) `unchanged` or `revalidated`.
+    pub status: Status,
+    /// The validated source and its path relative to `--out`; `None` when
+    /// no test passed (or generation failed).
+    pub source: Option<(std::path::PathBuf, String)>,
+    pub tests: usize,
+    pub branches: usize,
+    pub branches_covered: usize,
+    pub infeasible: usize,
+    pub uncovered: Vec<Uncovered>,
+    /// Why the class failed, if it did.
+    pub failure: Option<String>,
+    pub effort: Effort,
+    /// What exploring each method (`name(descriptor)`) found, for the cache.
+    pub explorations: Vec<(String, Exploration)>,
+    /// The tests written, to run again when a dependency changes.
+    pub kept: Option<TestClass>,
+    /// Why some runs could not use a class (it or one it needs could not be
+    /// loaded or initialised), if that happened: worth a warning.
+    pub load_error: Option<String>,
+    /// What a nightly run decided about the class, for the report.
+    pub note: Option<String>,
+    /// When the outcome is the cached one after a nightly deeper
+    /// exploration that found nothing new: how many in a row (the cache
+    /// entry is updated with it).
+    pub fruitless_deepenings: Option<u32>,
+    /// Tests dropped or changed so that the rest pass wherever the build
+    /// runs them.
+    pub portability: Portability,
+    /// The class's mutable static state, and the reset its tests call.
+    pub static_state: StaticState,
+}
+
+impl ClassOutcome {
+    /// A generated class with nothing in it yet.
+    pub fn new(class: &LoadedClass) -> ClassOutcome {
+        ClassOutcome {
+            binary: class.binary.clone(),
+            sha256: class.sha256.clone(),
+            status: Status::Generated,
+            source: None,
+            tests: 0,
+            branches: 0,
+            branches_covered: 0,
+            infeasible: 0,
+            uncovered: Vec::new(),
+            failure: None,
+            effort: Effort::default(),
+            explorations: Vec::new(),
+            kept: None,
+            load_error: None,
+            note: None,
+            fruitless_deepenings: None,
+            portability: Portability::default(),
+            static_state: StaticState::default(),
+        }
+    }
+}
+
+/// One class to generate tests for, and what every stage shares.
+pub struct ClassJob<'j, 'p, 'a> {
+    pub class: &'j LoadedClass,
+    pub name: ClassName,
+    pub file: &'j ClassFile<'a>,
+    pub recipes: &'j Recipes<'p, 'a>,
+    pub options: &'j GenerateOptions,
+    pub goals: ClassGoals,
+}
+
+/// Generates (but does not write) the tests of `class`. The methods in
+/// `reuse` (by `name(descriptor)`) are not explored again: their cached
+/// explorations stand. Each kept plan also runs under `varied` (another
+/// machine's defaults), one default at a time.
+pub fn generate_class(
+    executor: &mut Executor,
+    validator: &Validator,
+    recipes: &Recipes<'_, '_>,
+    class: &LoadedClass,
+    options: &GenerateOptions,
+    varied: &Environment,
+    reuse: BTreeMap<String, Exploration>,
+) -> Result<ClassOutcome, ExecError> {
+    let started = Instant::now();
+    let mut result = ClassOutcome::new(class);
+    let name = ClassName::internal(class.internal.clone());
+    let Some(file) = recipes.program().class(&name) else {
+        result.failure = Some("the class could not be instrumented".into());
+        return Ok(result);
+    };
+    let job = ClassJob {
+        class,
+        goals: ClassGoals::of(file, &name),
+        name,
+        file,
+        recipes,
+        options,
+    };
+    result.branches = job.goals.len();
+    let mut runner = PlanRunner::new(executor);
+
+    let explored = explore::explore_methods(&job, &mut runner, reuse, &mut result.effort)?;
+    let selection = select::select(&job, &mut runner, &explored)?;
+    result.effort.candidates = selection.candidates;
+    result.load_error = selection.load_error;
+    let cases = cases::make_cases(&job, &mut runner, selection.chosen, varied)?;
+    let kept = match validate::validate(&cases, validator) {
+        Ok(kept) => kept,
+        Err(error) => {
+            result.failure = Some(format!("validating the tests: {error}"));
+            validate::Kept::default()
+        }
+    };
+    result.tests = kept.tests;
+    result.source = kept.source;
+    result.kept = kept.class;
+    result.portability = kept.portability;
+    result.static_state = cases.static_state;
+
+    let diagnosis = diagnose::diagnose(&job, &explored, &kept.covered, &kept.dropped);
+    result.branches_covered = diagnosis.covered;
+    result.infeasible = diagnosis.infeasible;
+    result.uncovered = diagnosis.uncovered;
+    result.effort.runs += runner.runs();
+    result.effort.seconds = started.elapsed().as_secs_f64();
+    result.explorations = explored
+        .methods
+        .into_iter()
+        .map(|(method, found)| (method.signature(), found))
+        .collect();
+    Ok(result)
+}
