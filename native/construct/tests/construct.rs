@@ -168,17 +168,25 @@ fn factories_are_found_anywhere_and_setters_by_the_fields_they_write() {
         .is_empty());
 
     let label = ClassName::internal("fixtures/construct/Label");
-    let setters: Vec<(String, Vec<(String, Vec<u16>)>)> = recipes
+    // `name: field <- parameter positions`, one line per setter.
+    let setters: Vec<String> = recipes
         .setters(&label)
         .into_iter()
-        .map(|setter| (setter.method.name, setter.fields.into_iter().collect()))
+        .map(|setter| {
+            let fields: Vec<String> = setter
+                .fields
+                .iter()
+                .map(|(field, parameters)| format!("{field} <- {parameters:?}"))
+                .collect();
+            format!("{}: {}", setter.method.name, fields.join(", "))
+        })
         .collect();
     assert_eq!(
         setters,
         [
-            ("setText".to_string(), vec![("text".to_string(), vec![0])]),
+            "setText: text <- [0]",
             // Through the private helper it calls.
-            ("resize".to_string(), vec![("width".to_string(), vec![0])]),
+            "resize: width <- [0]",
         ]
     );
 }

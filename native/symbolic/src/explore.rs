@@ -279,22 +279,38 @@ fn explore_in_fresh_context(
     Ok(found)
 }
 
+/// Why a recorded run cannot be replayed in this program.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordedRunError {
+    #[error("{0} is not in the program")]
+    NotInProgram(MethodId),
+    #[error("{method} has no context {context}")]
+    NoContext { method: MethodId, context: usize },
+    #[error("no template for {0}: {1}")]
+    Template(MethodId, Box<TemplateError>),
+    #[error("the recorded inputs of {0} do not solve under its template's declarations")]
+    InputsUnsolvable(MethodId),
+}
+
 /// Replays a recorded run as exploring replayed it: the same context and
 /// template, the inputs solved back from the record, the recorded trace.
 pub fn replay_recorded(
     recipes: &Recipes<'_, '_>,
     run: &RecordedRun,
     options: &ExploreOptions,
-) -> Result<Replayed, String> {
+) -> Result<Replayed, RecordedRunError> {
     let program = recipes.program();
     let target = &run.method;
     let is_static = program
         .is_static(target)
-        .ok_or_else(|| format!("{target} is not in the program"))?;
+        .ok_or_else(|| RecordedRunError::NotInProgram(target.clone()))?;
     let prefixes = contexts(program, target, is_static, &options.contexts);
     let prefix = prefixes
         .get(run.context)
-        .ok_or_else(|| format!("{target} has no context {}", run.context))?;
+        .ok_or_else(|| RecordedRunError::NoContext {
+            method: target.clone(),
+            context: run.context,
+        })?;
     let model = InputModel::new(
         recipes,
         target.clone(),
@@ -302,14 +318,15 @@ pub fn replay_recorded(
         prefix,
         options.bounds.clone(),
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(|error| RecordedRunError::Template(target.clone(), Box::new(error)))?;
     z3::with_z3_config(&z3::Config::new(), || {
         let solver = Solver::new();
         solver.from_string(format!("{}{}", model.declarations(), run.inputs));
+        let unsolvable = || RecordedRunError::InputsUnsolvable(target.clone());
         if solver.check() != SatResult::Sat {
-            return Err("the recorded inputs no longer solve".to_string());
+            return Err(unsolvable());
         }
-        let valuation = Valuation::new(solver.get_model().ok_or("no model")?);
+        let valuation = Valuation::new(solver.get_model().ok_or_else(unsolvable)?);
         let realised = model.realise(&valuation);
         Ok(replay(
             program,

@@ -23,6 +23,7 @@ use testgen_emit::{TestClass, TEST_CLASS_FORMAT};
 use testgen_symbolic::explore::{Exploration, EXPLORATION_FORMAT};
 
 use super::class::Uncovered;
+use super::error::{FileAction, FileError};
 use super::portability::{Portability, StaticState};
 
 /// Bumped whenever [`Entry`]'s own fields change shape or meaning.
@@ -223,29 +224,25 @@ pub enum Lookup {
 impl Cache {
     /// Opens (creating) the cache at `dir` and takes its lock, waiting for
     /// another run that holds it; `waiting` is called once if it has to.
-    pub fn open(dir: &Path, waiting: impl FnOnce()) -> Result<Cache, String> {
+    pub fn open(dir: &Path, waiting: impl FnOnce()) -> Result<Cache, FileError> {
         let classes = dir.join(CLASSES_DIR);
-        fs::create_dir_all(&classes)
-            .map_err(|e| format!("cannot create the cache {}: {e}", classes.display()))?;
+        fs::create_dir_all(&classes).map_err(FileError::io(FileAction::Create, &classes))?;
         let lock_path = dir.join(LOCK_FILE);
         let lock = File::options()
             .create(true)
             .truncate(false)
             .write(true)
             .open(&lock_path)
-            .map_err(|e| format!("cannot open the cache lock {}: {e}", lock_path.display()))?;
+            .map_err(FileError::io(FileAction::Open, &lock_path))?;
         match lock.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
                 waiting();
                 lock.lock()
-                    .map_err(|e| format!("cannot lock the cache {}: {e}", lock_path.display()))?;
+                    .map_err(FileError::io(FileAction::Lock, &lock_path))?;
             }
             Err(TryLockError::Error(e)) => {
-                return Err(format!(
-                    "cannot lock the cache {}: {e}",
-                    lock_path.display()
-                ))
+                return Err(FileError::io(FileAction::Lock, &lock_path)(e))
             }
         }
         Ok(Cache {
@@ -304,12 +301,12 @@ impl Cache {
     }
 
     /// Writes `entry` (temporary file, then rename).
-    pub fn store(&self, entry: &Entry) -> Result<(), String> {
+    pub fn store(&self, entry: &Entry) -> Result<(), FileError> {
         let path = self.entry_path(&entry.class);
-        let text = serde_json::to_vec(entry).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = serde_json::to_vec(entry).map_err(FileError::encode(&path))?;
         let partial = path.with_extension("json.partial");
-        fs::write(&partial, text).map_err(|e| format!("{}: {e}", partial.display()))?;
-        fs::rename(&partial, &path).map_err(|e| format!("{}: {e}", path.display()))
+        fs::write(&partial, text).map_err(FileError::io(FileAction::Write, &partial))?;
+        fs::rename(&partial, &path).map_err(FileError::io(FileAction::Rename, &path))
     }
 
     /// Removes the entries of classes not in `keep` (binary names), and any

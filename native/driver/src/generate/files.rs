@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 use testgen_emit::{parse_header, test_class_name, Header};
 
+use super::error::{FileAction, FileError};
+
 /// `a/b/FooGeneratedTest.java` for `a.b.Foo`: where a class's tests go,
 /// relative to `--out`.
 pub fn test_path(binary_name: &str) -> PathBuf {
@@ -28,33 +30,30 @@ pub fn header_of(path: &Path) -> Option<Header> {
 
 /// Writes `source` to `out/relative` unless a file that testgen did not
 /// write is there; the error says why, naming the file.
-pub fn write_source(out: &Path, relative: &Path, source: &str) -> Result<PathBuf, String> {
+pub fn write_source(out: &Path, relative: &Path, source: &str) -> Result<PathBuf, FileError> {
     let target = out.join(relative);
     if target.exists() && header_of(&target).is_none() {
-        return Err(format!(
-            "{} exists and was not written by testgen (its first line is not testgen's header); left untouched",
-            target.display()
-        ));
+        return Err(FileError::NotOurs(target));
     }
     if fs::read(&target).is_ok_and(|old| old == source.as_bytes()) {
         return Ok(target);
     }
     let parent = target.parent().unwrap_or(out);
-    fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    fs::create_dir_all(parent).map_err(FileError::io(FileAction::Create, parent))?;
     // Write beside the target and rename, so a reader never sees half a file.
     let partial = target.with_extension("java.partial");
-    fs::write(&partial, source).map_err(|e| format!("{}: {e}", partial.display()))?;
-    fs::rename(&partial, &target).map_err(|e| format!("{}: {e}", target.display()))?;
+    fs::write(&partial, source).map_err(FileError::io(FileAction::Write, &partial))?;
+    fs::rename(&partial, &target).map_err(FileError::io(FileAction::Rename, &target))?;
     Ok(target)
 }
 
 /// Removes `out/relative` if testgen wrote it; returns whether it did.
-pub fn remove_own(out: &Path, relative: &Path) -> Result<bool, String> {
+pub fn remove_own(out: &Path, relative: &Path) -> Result<bool, FileError> {
     let target = out.join(relative);
     if header_of(&target).is_none() {
         return Ok(false);
     }
-    fs::remove_file(&target).map_err(|e| format!("{}: {e}", target.display()))?;
+    fs::remove_file(&target).map_err(FileError::io(FileAction::Remove, &target))?;
     Ok(true)
 }
 
@@ -111,8 +110,11 @@ mod tests {
         fs::write(out.join(&relative), mine).unwrap();
 
         let error = write_source(&out, &relative, &format!("{HEADER}class X {{}}\n")).unwrap_err();
-        assert!(error.contains("FooGeneratedTest.java"), "{error}");
-        assert_eq!(remove_own(&out, &relative), Ok(false));
+        assert!(
+            matches!(&error, FileError::NotOurs(path) if path.ends_with("FooGeneratedTest.java"))
+        );
+        assert!(error.to_string().contains("left untouched"), "{error}");
+        assert!(matches!(remove_own(&out, &relative), Ok(false)));
         assert_eq!(fs::read_to_string(out.join(&relative)).unwrap(), mine);
         assert!(own_files(&out).is_empty());
     }
@@ -129,7 +131,7 @@ mod tests {
         let own = own_files(&out);
         assert_eq!(own.len(), 1);
         assert_eq!(own[0].1.class_file, "a/b/Foo.class");
-        assert_eq!(remove_own(&out, &relative), Ok(true));
+        assert!(matches!(remove_own(&out, &relative), Ok(true)));
         assert!(!out.join(&relative).exists());
     }
 }

@@ -22,6 +22,7 @@
 
 pub mod cache;
 pub mod class;
+pub mod error;
 pub mod files;
 pub mod fingerprint;
 mod incremental;
@@ -43,6 +44,7 @@ use testgen_symbolic::explore::ExploreOptions;
 
 use cache::{Cache, Lookup};
 use class::{generate_class, ClassOutcome};
+use error::{FileAction, FileError};
 use incremental::{Identity, Job};
 pub use options::{GenerateOptions, Glob, Mode};
 use program::{load, Loaded};
@@ -58,8 +60,8 @@ pub enum GenerateError {
     JUnit(#[from] ValidateError),
     #[error("cannot start the executor JVM: {0}")]
     Executor(#[from] ExecError),
-    #[error("{0}")]
-    Output(String),
+    #[error(transparent)]
+    Output(#[from] FileError),
 }
 
 /// Progress, for the command line to print.
@@ -142,8 +144,7 @@ pub fn generate(
             "another testgen run is using the cache {}; waiting for it to finish",
             options.cache.display()
         )))
-    })
-    .map_err(GenerateError::Output)?;
+    })?;
     let program = loaded.program();
     let recipes = Recipes::new(&program);
     let hashes: BTreeMap<&str, &str> = loaded
@@ -268,9 +269,7 @@ pub fn generate(
     report.summary.wall_seconds = started.elapsed().as_secs_f64();
     report.summary.peak_rss_kib = crate::memory::own_peak_rss_kib().unwrap_or(0);
     report.finish();
-    report
-        .write(&options.report)
-        .map_err(GenerateError::Output)?;
+    report.write(&options.report)?;
     Ok(report)
 }
 
@@ -544,7 +543,7 @@ fn start_executor(
     // commons-cli's HelpFormatter, spent minutes waiting on them).
     config.plan_timeout = ExploreOptions::default().run_timeout;
     std::fs::create_dir_all(&config.scratch_dir)
-        .map_err(|e| GenerateError::Output(format!("{}: {e}", config.scratch_dir.display())))?;
+        .map_err(FileError::io(FileAction::Create, &config.scratch_dir))?;
     let mut executor = Executor::start(config)?;
     executor.define(defined)?;
     Ok(executor)
@@ -631,7 +630,7 @@ fn write_class(options: &GenerateOptions, outcome: ClassOutcome) -> ClassEntry {
                 entry.status = Status::Failed;
                 entry.tests = 0;
                 entry.branches_covered = 0;
-                entry.reason = Some(conflict);
+                entry.reason = Some(conflict.to_string());
             }
         },
         None => {
@@ -647,7 +646,7 @@ fn write_class(options: &GenerateOptions, outcome: ClassOutcome) -> ClassEntry {
                 Ok(false) => {}
                 Err(error) => {
                     entry.status = Status::Failed;
-                    entry.reason = Some(error);
+                    entry.reason = Some(error.to_string());
                 }
             }
         }
@@ -657,8 +656,7 @@ fn write_class(options: &GenerateOptions, outcome: ClassOutcome) -> ClassEntry {
 
 /// `options` with every path absolute.
 fn absolute(options: &GenerateOptions) -> Result<GenerateOptions, GenerateError> {
-    let here = std::env::current_dir()
-        .map_err(|e| GenerateError::Output(format!("the current directory: {e}")))?;
+    let here = std::env::current_dir().map_err(FileError::io(FileAction::Locate, "."))?;
     let fix = |path: &PathBuf| here.join(path);
     Ok(GenerateOptions {
         inputs: options.inputs.iter().map(fix).collect(),

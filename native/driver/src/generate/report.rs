@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use testgen_project::Blocker;
 
 use super::class::{Uncovered, UncoveredReason};
+use super::error::{FileAction, FileError};
 use super::portability::{Portability, StaticState};
 
 pub const REPORT_FILE: &str = "testgen-report.json";
@@ -246,14 +247,14 @@ impl Report {
     }
 
     /// Writes `testgen-report.json` into `dir` (created if needed).
-    pub fn write(&self, dir: &Path) -> Result<PathBuf, String> {
-        fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    pub fn write(&self, dir: &Path) -> Result<PathBuf, FileError> {
+        fs::create_dir_all(dir).map_err(FileError::io(FileAction::Create, dir))?;
         let path = dir.join(REPORT_FILE);
         // Through `Value`, whose maps are sorted, so every key is in order.
-        let value = serde_json::to_value(self).map_err(|e| e.to_string())?;
-        let mut text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
+        let value = serde_json::to_value(self).map_err(FileError::encode(&path))?;
+        let mut text = serde_json::to_string_pretty(&value).map_err(FileError::encode(&path))?;
         text.push('\n');
-        fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        fs::write(&path, text).map_err(FileError::io(FileAction::Write, &path))?;
         Ok(path)
     }
 }
