@@ -14,7 +14,8 @@ build: setup
 
 # Generates tests for the sample project fixtures/demo, then compiles and runs
 # them with JUnit 5 and prints their JaCoCo line and branch coverage; then
-# builds the Maven plugin and runs `mvn test` on a copy of the Maven sample
+# builds the Maven plugin (after plugin-common, the code both plugins share)
+# and runs `mvn test` on a copy of the Maven sample
 # fixtures/plugin-projects/maven-multi (scripts/maven-demo.sh).
 JAVA_LIB := /usr/share/java
 DEMO := target/demo

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The Maven half of `make demo`: builds the testgen Maven plugin offline, copies the
+# The Maven half of `make demo`: builds the testgen Maven plugin offline (after the code it
+# shares with the Gradle plugin, plugin-common, which it depends on), copies the
 # multi-module sample fixtures/plugin-projects/maven-multi (no generated tests yet) to a
 # scratch directory, runs `mvn test` there with the given testgen binary, and prints the
 # generated test files and surefire's summary per module.
@@ -20,10 +21,12 @@ scratch=$(realpath "$scratch")
 bash "$root/scripts/maven-offline-settings.sh" "$scratch/settings.xml" "$scratch/m2"
 mvn=(mvn -B -q --no-transfer-progress -s "$scratch/settings.xml")
 
-echo "== mvn install: the testgen Maven plugin (offline, Debian's Maven repository)"
-cp -r "$root/maven-plugin" "$scratch/maven-plugin"
-rm -rf "$scratch/maven-plugin/target"
-(cd "$scratch/maven-plugin" && "${mvn[@]}" install)
+echo "== mvn install: plugin-common, then the testgen Maven plugin (offline, Debian's Maven repository)"
+for project in plugin-common maven-plugin; do
+  cp -r "$root/$project" "$scratch/$project"
+  rm -rf "$scratch/$project/target"
+  (cd "$scratch/$project" && "${mvn[@]}" install)
+done
 
 sample=$scratch/maven-multi
 cp -r "$root/fixtures/plugin-projects/maven-multi" "$sample"

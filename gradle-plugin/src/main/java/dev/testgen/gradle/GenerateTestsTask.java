@@ -1,15 +1,10 @@
 package dev.testgen.gradle;
 
-import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.Charset;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +13,8 @@ import java.util.concurrent.Callable;
 
 import dev.testgen.common.BinaryLocator;
 import dev.testgen.common.JUnitDetector;
-import dev.testgen.common.TestTaskOptions;
+import dev.testgen.common.TestgenCommand;
+import dev.testgen.common.TestgenProcess;
 
 import org.gradle.api.DefaultTask;
 import org.gradle.api.GradleException;
@@ -161,40 +157,19 @@ public class GenerateTestsTask extends DefaultTask {
                 .setting("testgen { binary } or " + getName() + " { binary } in the build script",
                         configured == null ? null : resolve(configured))
                 .setting("project property " + BinaryLocator.PROPERTY + " (-P" + BinaryLocator.PROPERTY + "=...)",
-                        properties.get("binary"))
-                .setting("environment variable " + BinaryLocator.ENV, System.getenv(BinaryLocator.ENV));
+                        properties.get("binary"));
+        // Once a release publishes the binary, resolve it the way the protobuf plugin resolves protoc:
+        // a detached configuration with the dependency group:artifact:version:classifier@extension,
+        // from the build's repositories (it needs the Project, so create it at configuration time).
+        BinaryLocator.ReleasedBinary released = BinaryLocator.NOT_PUBLISHED;
         try {
-            return locator.locate(System.getenv("PATH"), new BinaryLocator.ReleasedBinary() {
-                @Override
-                public File resolve(String group, String artifact, String version, String classifier,
-                        String extension) {
-                    return releasedBinary(group, artifact, version, classifier, extension);
-                }
-            }, pluginVersion(), "Fix: pass -P" + BinaryLocator.PROPERTY + "=/path/to/testgen, set testgen { binary = "
-                    + "'/path/to/testgen' }, export " + BinaryLocator.ENV + "=/path/to/testgen, or put testgen on "
-                    + "the PATH (build it with: cargo build --release -p testgen_cli).");
+            return locator.locate(released, "Fix: pass -P" + BinaryLocator.PROPERTY + "=/path/to/testgen, set "
+                    + "testgen { binary = '/path/to/testgen' }, export " + BinaryLocator.ENV + "=/path/to/testgen, "
+                    + "or put testgen on the PATH (build it with: cargo build --release -p testgen_cli).");
         } catch (BinaryLocator.NotFoundException e) {
             // A GradleException's message is what Gradle shows under "What went wrong".
             throw new GradleException(e.getMessage());
         }
-    }
-
-    /**
-     * Where a release would resolve the binary published for this platform, the way the protobuf
-     * plugin resolves protoc: a detached configuration with the dependency
-     * {@code group:artifact:version:classifier@extension}, resolved from the build's repositories
-     * (needs the Project, so it would be created at configuration time). No release publishes the
-     * binary yet, so there is nothing to resolve.
-     */
-    private File releasedBinary(String group, String artifact, String version, String classifier,
-            String extension) {
-        return null;
-    }
-
-    /** The plugin's version from its jar's manifest; the released binary has the same one. */
-    private static String pluginVersion() {
-        String version = GenerateTestsTask.class.getPackage().getImplementationVersion();
-        return version != null ? version : "unknown";
     }
 
     /** Sets the testgen binary for this task (a path or File); see {@link #getResolvedBinary()}. */
@@ -206,10 +181,7 @@ public class GenerateTestsTask extends DefaultTask {
     @Internal("Identified by getJavaRelease(), so the task stays relocatable")
     public File getJavaExecutable() {
         Object configured = javaExecutable != null ? javaExecutable : defaults.getJavaExecutable();
-        if (configured != null) {
-            return resolve(configured);
-        }
-        return new File(new File(System.getProperty("java.home"), "bin"), isWindows() ? "java.exe" : "java");
+        return configured != null ? resolve(configured) : TestgenCommand.javaOfThisJvm();
     }
 
     public void setJavaExecutable(Object javaExecutable) {
@@ -253,12 +225,12 @@ public class GenerateTestsTask extends DefaultTask {
             return configured;
         }
         JUnitDetector.Result detected = JUnitDetector.detect(testClasspath.getFiles());
-        if (detected.version == 0) {
-            getLogger().warn("testgen: neither JUnit 5 (org.junit.jupiter.api) nor JUnit 4 (org.junit.Test) is on "
-                    + "the test compile classpath of {}; generating JUnit 5 tests", getPath());
-            return 5;
+        String message = detected.message("the test compile classpath of " + getPath());
+        if (detected.evidence == null) {
+            getLogger().warn(message);
+        } else {
+            getLogger().info(message);
         }
-        getLogger().info("testgen: JUnit {} (found in {})", detected.version, detected.evidence);
         return detected.version;
     }
 
@@ -449,74 +421,31 @@ public class GenerateTestsTask extends DefaultTask {
 
     // ---- action -------------------------------------------------------------------------
 
-    /** The full command line, as the task will run it. */
+    /** The full command line, as the task will run it ({@link TestgenCommand} orders it). */
     @Internal
     public List<String> getCommandLine() {
-        List<String> command = new ArrayList<String>();
-        command.add(getResolvedBinary().getAbsolutePath());
-        command.add("generate");
-        for (File classes : classesDirs.getFiles()) {
-            if (classes.exists()) {
-                command.add("--classes");
-                command.add(classes.getAbsolutePath());
-            }
-        }
-        StringBuilder path = new StringBuilder();
-        for (File entry : classpath.getFiles()) {
-            if (entry.exists()) {
-                if (path.length() > 0) {
-                    path.append(File.pathSeparator);
-                }
-                path.append(entry.getAbsolutePath());
-            }
-        }
-        if (path.length() > 0) {
-            command.add("--classpath");
-            command.add(path.toString());
-        }
-        command.add("--out");
-        command.add(getOutputDir().getAbsolutePath());
-        command.add("--cache");
-        command.add(getCacheDir().getAbsolutePath());
-        command.add("--report");
-        command.add(getReportDir().getAbsolutePath());
-        command.add("--java");
-        command.add(getJavaExecutable().getAbsolutePath());
-        command.add("--junit");
-        command.add(String.valueOf(getJunit()));
-        command.addAll(TestTaskOptions.arguments(getTestAssertions(), getTestJvmArgs(),
-                getTestSystemProperties(), getTestWorkingDir()));
-        if (getBudgetSeconds() != null) {
-            command.add("--budget");
-            command.add(String.valueOf(getBudgetSeconds()));
-        }
-        if (getTotalBudgetSeconds() != null) {
-            command.add("--total-budget");
-            command.add(String.valueOf(getTotalBudgetSeconds()));
-        }
-        if (getMaxRuns() != null) {
-            command.add("--max-runs");
-            command.add(String.valueOf(getMaxRuns()));
-        }
-        for (String include : getIncludes()) {
-            command.add("--include");
-            command.add(include);
-        }
-        for (String exclude : getExcludes()) {
-            command.add("--exclude");
-            command.add(exclude);
-        }
-        command.add("--mode");
-        command.add(getMode());
-        if (getSeed() != null) {
-            command.add("--seed");
-            command.add(String.valueOf(getSeed()));
-        }
-        if (getJobs() != null) {
-            command.add("--jobs");
-            command.add(String.valueOf(getJobs()));
-        }
-        return command;
+        return new TestgenCommand()
+                .binary(getResolvedBinary())
+                .classes(classesDirs.getFiles())
+                .classpath(classpath.getFiles())
+                .outputDir(getOutputDir())
+                .cacheDir(getCacheDir())
+                .reportDir(getReportDir())
+                .javaExecutable(getJavaExecutable())
+                .junit(getJunit())
+                .testAssertions(getTestAssertions())
+                .testJvmArgs(getTestJvmArgs())
+                .testSystemProperties(getTestSystemProperties())
+                .testWorkingDir(getTestWorkingDir())
+                .budgetSeconds(getBudgetSeconds())
+                .totalBudgetSeconds(getTotalBudgetSeconds())
+                .maxRuns(getMaxRuns())
+                .includes(getIncludes())
+                .excludes(getExcludes())
+                .mode(getMode())
+                .seed(getSeed())
+                .jobs(getJobs())
+                .commandLine();
     }
 
     @TaskAction
@@ -527,55 +456,11 @@ public class GenerateTestsTask extends DefaultTask {
         }
         Logger logger = getLogger();
         logger.info("Running {}", command);
-        ProcessBuilder builder = new ProcessBuilder(command).directory(projectDir);
-        Process process = builder.start();
-        process.getOutputStream().close();
-        Deque<String> errors = new ArrayDeque<String>();
-        Thread stderr = pump(process.getErrorStream(), logger, errors);
-        Thread stdout = pump(process.getInputStream(), logger, null);
-        int status = process.waitFor();
-        stdout.join();
-        stderr.join();
-        if (status != 0) {
-            StringBuilder message = new StringBuilder("testgen failed (exit status " + status + ")");
-            synchronized (errors) {
-                for (String line : errors) {
-                    message.append('\n').append(line);
-                }
-            }
-            throw new GradleException(message.toString());
+        try {
+            TestgenProcess.run(command, projectDir, logger::lifecycle, logger::warn);
+        } catch (TestgenProcess.FailedException e) {
+            throw new GradleException(e.getMessage());
         }
-    }
-
-    /** Copies a stream of the binary to Gradle's log, keeping the last lines of stderr. */
-    private static Thread pump(final InputStream stream, final Logger logger, final Deque<String> keep) {
-        Thread thread = new Thread(new Runnable() {
-            @Override
-            public void run() {
-                try (BufferedReader reader = new BufferedReader(
-                        new InputStreamReader(stream, Charset.defaultCharset()))) {
-                    String line;
-                    while ((line = reader.readLine()) != null) {
-                        if (keep == null) {
-                            logger.lifecycle(line);
-                        } else {
-                            logger.warn(line);
-                            synchronized (keep) {
-                                keep.addLast(line);
-                                if (keep.size() > 40) {
-                                    keep.removeFirst();
-                                }
-                            }
-                        }
-                    }
-                } catch (IOException e) {
-                    logger.warn("testgen: reading the binary's output failed: {}", e.toString());
-                }
-            }
-        }, "testgen-output");
-        thread.setDaemon(true);
-        thread.start();
-        return thread;
     }
 
     // ---- helpers ------------------------------------------------------------------------
@@ -614,9 +499,5 @@ public class GenerateTestsTask extends DefaultTask {
         } catch (NumberFormatException e) {
             throw new GradleException("testgen: -Ptestgen." + name + "=" + value + " is not a number");
         }
-    }
-
-    private static boolean isWindows() {
-        return System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).startsWith("windows");
     }
 }

@@ -1,26 +1,20 @@
 package dev.testgen.maven;
 
-import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.Charset;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
+import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.testgen.common.BinaryLocator;
 import dev.testgen.common.JUnitDetector;
 import dev.testgen.common.TestTaskOptions;
+import dev.testgen.common.TestgenCommand;
+import dev.testgen.common.TestgenProcess;
 
 import org.apache.maven.artifact.DependencyResolutionRequiredException;
 import org.apache.maven.execution.MavenSession;
@@ -173,70 +167,32 @@ public class GenerateMojo extends AbstractMojo {
                 throw new MojoExecutionException("testgen: cannot create the directory " + dir);
             }
         }
-        List<String> command = commandLine(resolveBinary(), classpath(), junitVersion(), java());
-        getLog().debug("testgen: running " + command);
-        run(command);
-    }
-
-    private List<String> commandLine(File testgen, List<String> classpath, int junitVersion, File java) {
-        List<String> command = new ArrayList<String>();
-        command.add(testgen.getAbsolutePath());
-        command.add("generate");
-        command.add("--classes");
-        command.add(classesDirectory.getAbsolutePath());
-        if (!classpath.isEmpty()) {
-            command.add("--classpath");
-            command.add(join(classpath));
-        }
-        command.add("--out");
-        command.add(outputDirectory.getAbsolutePath());
-        command.add("--cache");
-        command.add(cacheDir.getAbsolutePath());
-        command.add("--report");
-        command.add(reportDirectory.getAbsolutePath());
-        command.add("--java");
-        command.add(java.getAbsolutePath());
-        command.add("--junit");
-        command.add(String.valueOf(junitVersion));
-        command.addAll(surefireOptions());
-        if (budgetSeconds != null) {
-            command.add("--budget");
-            command.add(String.valueOf(budgetSeconds));
-        }
-        if (totalBudgetSeconds != null) {
-            command.add("--total-budget");
-            command.add(String.valueOf(totalBudgetSeconds));
-        }
-        if (maxRuns != null) {
-            command.add("--max-runs");
-            command.add(String.valueOf(maxRuns));
-        }
-        for (String include : includes) {
-            command.add("--include");
-            command.add(include);
-        }
-        for (String exclude : excludes) {
-            command.add("--exclude");
-            command.add(exclude);
-        }
-        command.add("--mode");
-        command.add(mode);
-        if (seed != null) {
-            command.add("--seed");
-            command.add(String.valueOf(seed));
-        }
-        if (jobs != null) {
-            command.add("--jobs");
-            command.add(String.valueOf(jobs));
-        }
-        return command;
+        TestgenCommand command = new TestgenCommand()
+                .binary(resolveBinary())
+                .classes(Collections.singletonList(classesDirectory))
+                .classpath(classpath())
+                .outputDir(outputDirectory)
+                .cacheDir(cacheDir)
+                .reportDir(reportDirectory)
+                .javaExecutable(java())
+                .junit(junitVersion())
+                .budgetSeconds(budgetSeconds)
+                .totalBudgetSeconds(totalBudgetSeconds)
+                .maxRuns(maxRuns)
+                .includes(includes)
+                .excludes(excludes)
+                .mode(mode)
+                .seed(seed)
+                .jobs(jobs);
+        addSurefireSettings(command);
+        run(command.commandLine());
     }
 
     /** Surefire's artifact key in the build's plugins. */
     private static final String SUREFIRE = "org.apache.maven.plugins:maven-surefire-plugin";
 
     /**
-     * How surefire runs the module's tests, as testgen options ({@link TestTaskOptions}): its
+     * How surefire runs the module's tests, for testgen to run the code the same way: its
      * {@code enableAssertions} (default true), {@code argLine} (default the property
      * {@code argLine}, which coverage agents set), {@code systemPropertyVariables} and
      * {@code workingDirectory} (default the module's directory), from the plugin's configuration
@@ -244,7 +200,7 @@ public class GenerateMojo extends AbstractMojo {
      * references left in them ({@code ${name}}, surefire's late {@code @{name}}) are replaced with
      * the project's, the session's or the JVM's properties.
      */
-    private List<String> surefireOptions() {
+    private void addSurefireSettings(TestgenCommand command) {
         Xpp3Dom configuration = null;
         Plugin surefire = project.getPlugin(SUREFIRE);
         if (surefire != null) {
@@ -277,8 +233,10 @@ public class GenerateMojo extends AbstractMojo {
         if (!workingDir.isAbsolute()) {
             workingDir = new File(project.getBasedir(), workingDir.getPath());
         }
-        return TestTaskOptions.arguments(enableAssertions, TestTaskOptions.split(resolveProperties(argLine)),
-                properties, workingDir);
+        command.testAssertions(enableAssertions)
+                .testJvmArgs(TestTaskOptions.split(resolveProperties(argLine)))
+                .testSystemProperties(properties)
+                .testWorkingDir(workingDir);
     }
 
     private String child(Xpp3Dom configuration, String name) {
@@ -314,24 +272,20 @@ public class GenerateMojo extends AbstractMojo {
 
     /**
      * What the classes need at run time: the compile classpath (which has {@code provided}
-     * dependencies) and the runtime classpath (which has {@code runtime} ones), in that order,
-     * without the classes directory itself and without entries that do not exist.
+     * dependencies), then the runtime classpath (which has {@code runtime} ones); the classes
+     * directory itself and entries that do not exist are left out by {@link TestgenCommand}.
      */
-    private List<String> classpath() throws MojoExecutionException {
-        Set<String> entries = new LinkedHashSet<String>();
+    private List<File> classpath() throws MojoExecutionException {
+        List<File> classpath = new ArrayList<File>();
         try {
-            entries.addAll(project.getCompileClasspathElements());
-            entries.addAll(project.getRuntimeClasspathElements());
+            for (String entry : project.getCompileClasspathElements()) {
+                classpath.add(new File(entry));
+            }
+            for (String entry : project.getRuntimeClasspathElements()) {
+                classpath.add(new File(entry));
+            }
         } catch (DependencyResolutionRequiredException e) {
             throw new MojoExecutionException("testgen: the module's dependencies are not resolved", e);
-        }
-        String classes = classesDirectory.getAbsolutePath();
-        List<String> classpath = new ArrayList<String>();
-        for (String entry : entries) {
-            File file = new File(entry);
-            if (!file.getAbsolutePath().equals(classes) && file.exists()) {
-                classpath.add(file.getAbsolutePath());
-            }
         }
         return classpath;
     }
@@ -345,39 +299,18 @@ public class GenerateMojo extends AbstractMojo {
                         session.getUserProperties().getProperty(property))
                 .setting("property " + property + " in the POM's <properties>",
                         project.getProperties().getProperty(property))
-                .setting("Java system property " + property, System.getProperty(property))
-                .setting("environment variable " + BinaryLocator.ENV, System.getenv(BinaryLocator.ENV));
+                .setting("Java system property " + property, System.getProperty(property));
+        // Once a release publishes the binary, resolve it the way protoc-jar-maven-plugin and
+        // os-maven-plugin users resolve protoc: the artifact group:artifact:extension:classifier:version
+        // through Maven's RepositorySystem (an injected component), from the project's repositories.
+        BinaryLocator.ReleasedBinary released = BinaryLocator.NOT_PUBLISHED;
         try {
-            return locator.locate(System.getenv("PATH"), new BinaryLocator.ReleasedBinary() {
-                @Override
-                public File resolve(String group, String artifact, String version, String classifier,
-                        String extension) {
-                    return releasedBinary(group, artifact, version, classifier, extension);
-                }
-            }, pluginVersion(), "Fix: pass -D" + property + "=/path/to/testgen, configure <binary>, export "
-                    + BinaryLocator.ENV + "=/path/to/testgen, or put testgen on the PATH "
-                    + "(build it with: cargo build --release -p testgen_cli).");
+            return locator.locate(released, "Fix: pass -D" + property + "=/path/to/testgen, configure <binary>, "
+                    + "export " + BinaryLocator.ENV + "=/path/to/testgen, or put testgen on the PATH (build it "
+                    + "with: cargo build --release -p testgen_cli).");
         } catch (BinaryLocator.NotFoundException e) {
             throw new MojoExecutionException(e.getMessage());
         }
-    }
-
-    /**
-     * Where a release would resolve the binary published for this platform, the way
-     * protoc-jar-maven-plugin and os-maven-plugin users resolve protoc: the artifact
-     * {@code group:artifact:extension:classifier:version} through Maven's {@code RepositorySystem}
-     * from the project's remote repositories (an injected component). No release publishes the
-     * binary yet, so there is nothing to resolve.
-     */
-    private File releasedBinary(String group, String artifact, String version, String classifier,
-            String extension) {
-        return null;
-    }
-
-    /** The plugin's own version; the released binary has the same one. */
-    private String pluginVersion() {
-        String version = GenerateMojo.class.getPackage().getImplementationVersion();
-        return version != null ? version : "unknown";
     }
 
     /** The configured JUnit version, else the one found on the module's test classpath. */
@@ -394,12 +327,12 @@ public class GenerateMojo extends AbstractMojo {
             throw new MojoExecutionException("testgen: the module's test dependencies are not resolved", e);
         }
         JUnitDetector.Result detected = JUnitDetector.detect(testClasspath);
-        if (detected.version == 0) {
-            getLog().warn("testgen: neither JUnit 5 (org.junit.jupiter.api) nor JUnit 4 (org.junit.Test) is a "
-                    + "test dependency of " + project.getArtifactId() + "; generating JUnit 5 tests");
-            return 5;
+        String message = detected.message("the test classpath of " + project.getArtifactId());
+        if (detected.evidence == null) {
+            getLog().warn(message);
+        } else {
+            getLog().info(message);
         }
-        getLog().info("testgen: JUnit " + detected.version + " (found in " + detected.evidence.getName() + ")");
         return detected.version;
     }
 
@@ -435,82 +368,23 @@ public class GenerateMojo extends AbstractMojo {
             getLog().info("testgen: java " + tool + " (" + how + ")");
             return new File(tool);
         }
-        File own = new File(new File(System.getProperty("java.home"), "bin"), isWindows() ? "java.exe" : "java");
+        File own = TestgenCommand.javaOfThisJvm();
         getLog().info("testgen: java " + own + " (the JVM running Maven)");
         return own;
     }
 
     private void run(List<String> command) throws MojoExecutionException, MojoFailureException {
-        int status;
-        Deque<String> errors = new ArrayDeque<String>();
+        getLog().debug("testgen: running " + command);
+        Log log = getLog();
         try {
-            Process process = new ProcessBuilder(command).directory(project.getBasedir()).start();
-            process.getOutputStream().close();
-            Thread stderr = pump(process.getErrorStream(), getLog(), errors);
-            Thread stdout = pump(process.getInputStream(), getLog(), null);
-            status = process.waitFor();
-            stdout.join();
-            stderr.join();
+            TestgenProcess.run(command, project.getBasedir(), log::info, log::warn);
         } catch (IOException e) {
             throw new MojoExecutionException("testgen: cannot run " + command.get(0) + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new MojoExecutionException("testgen: interrupted", e);
+        } catch (TestgenProcess.FailedException e) {
+            throw new MojoFailureException(e.getMessage());
         }
-        if (status != 0) {
-            StringBuilder message = new StringBuilder("testgen failed (exit status " + status + ")");
-            synchronized (errors) {
-                for (String line : errors) {
-                    message.append('\n').append(line);
-                }
-            }
-            throw new MojoFailureException(message.toString());
-        }
-    }
-
-    /** Copies a stream of the binary to Maven's log, keeping the last lines of stderr. */
-    private static Thread pump(final InputStream stream, final Log log, final Deque<String> keep) {
-        Thread thread = new Thread(new Runnable() {
-            @Override
-            public void run() {
-                try (BufferedReader reader = new BufferedReader(
-                        new InputStreamReader(stream, Charset.defaultCharset()))) {
-                    String line;
-                    while ((line = reader.readLine()) != null) {
-                        if (keep == null) {
-                            log.info(line);
-                        } else {
-                            log.warn(line);
-                            synchronized (keep) {
-                                keep.addLast(line);
-                                if (keep.size() > 40) {
-                                    keep.removeFirst();
-                                }
-                            }
-                        }
-                    }
-                } catch (IOException e) {
-                    log.warn("testgen: reading the binary's output failed: " + e);
-                }
-            }
-        }, "testgen-output");
-        thread.setDaemon(true);
-        thread.start();
-        return thread;
-    }
-
-    private static String join(List<String> entries) {
-        StringBuilder joined = new StringBuilder();
-        for (String entry : entries) {
-            if (joined.length() > 0) {
-                joined.append(File.pathSeparator);
-            }
-            joined.append(entry);
-        }
-        return joined.toString();
-    }
-
-    private static boolean isWindows() {
-        return System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows");
     }
 }

@@ -10,10 +10,8 @@ import java.util.TreeMap;
  * The testgen options that say how the build's test task runs tests, so that testgen runs the
  * code the same way while it explores and validates: {@code --assertions}, one
  * {@code --test-jvm-arg} per JVM option, one {@code --test-system-property} per system property
- * (sorted by name), {@code --test-working-dir}.
- *
- * <p>The Gradle and the Maven plugin each carry this file byte for byte (tests/plugins.rs
- * compares the two copies).
+ * (sorted by name), {@code --test-working-dir}. {@link TestgenCommand} places them in the command
+ * line; {@link #split} turns Surefire's {@code argLine} into the JVM options.
  */
 public final class TestTaskOptions {
     private TestTaskOptions() {
@@ -24,7 +22,7 @@ public final class TestTaskOptions {
      * {@code systemProperties} to its JVM and runs it in {@code workingDir} (left out when null
      * or not a directory yet).
      */
-    public static List<String> arguments(boolean enableAssertions, List<String> jvmArgs,
+    static List<String> arguments(boolean enableAssertions, List<String> jvmArgs,
             Map<String, String> systemProperties, File workingDir) {
         List<String> arguments = new ArrayList<String>();
         arguments.add("--assertions");

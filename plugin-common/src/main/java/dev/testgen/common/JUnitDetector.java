@@ -6,23 +6,35 @@ import java.util.zip.ZipFile;
 
 /**
  * Which JUnit the generated tests should use, from what is on the module's test classpath:
- * Jupiter's API anywhere wins (5), else JUnit 4's {@code org.junit.Test} (4).
- *
- * <p>The Gradle and the Maven plugin each carry this file byte for byte (tests/plugins.rs
- * compares the two copies).
+ * Jupiter's API anywhere wins (5), else JUnit 4's {@code org.junit.Test} (4), else 5 with a
+ * warning.
  */
 public final class JUnitDetector {
     private static final String JUPITER = "org/junit/jupiter/api/Test.class";
     private static final String JUNIT4 = "org/junit/Test.class";
 
-    /** The JUnit version (5, 4 or 0 for neither) and the classpath entry that decided it. */
+    /** The JUnit version and the classpath entry that decided it. */
     public static final class Result {
+        /** 5 or 4; 5 when neither is on the classpath. */
         public final int version;
+        /** The entry that holds that JUnit; null when neither is on the classpath. */
         public final File evidence;
 
         Result(int version, File evidence) {
             this.version = version;
             this.evidence = evidence;
+        }
+
+        /**
+         * The line for the build's log, at info level, or at warning level when neither JUnit was
+         * found ({@link #evidence} null); {@code classpath} names where the plugin looked.
+         */
+        public String message(String classpath) {
+            if (evidence == null) {
+                return "testgen: neither JUnit 5 (org.junit.jupiter.api) nor JUnit 4 (org.junit.Test) is on "
+                        + classpath + "; generating JUnit 5 tests";
+            }
+            return "testgen: JUnit " + version + " (found in " + evidence + ")";
         }
     }
 
@@ -39,7 +51,7 @@ public final class JUnitDetector {
                 junit4 = entry;
             }
         }
-        return junit4 != null ? new Result(4, junit4) : new Result(0, null);
+        return junit4 != null ? new Result(4, junit4) : new Result(5, null);
     }
 
     private static boolean contains(File entry, String classFile) {

@@ -8,16 +8,13 @@ import java.util.regex.Pattern;
 
 /**
  * Finds the testgen binary for a build plugin, in a fixed order: the places the plugin adds with
- * {@link #setting} (its explicit setting, then the {@code testgen.binary} property, then the
- * {@code TESTGEN_BINARY} environment variable), then {@code testgen} on the {@code PATH}, then the
+ * {@link #setting} (its explicit setting, then the {@code testgen.binary} property), then the
+ * {@code TESTGEN_BINARY} environment variable, then {@code testgen} on the {@code PATH}, then the
  * released per-platform artifact (see {@link ReleasedBinary}).
  *
  * <p>The first place that names a binary decides: a setting that names a missing file is an
  * error, not a reason to try the next place, so a typo never silently runs another testgen.
  * When nothing is found, the exception's message lists every place with the value seen there.
- *
- * <p>The Gradle and the Maven plugin each carry this file byte for byte (tests/plugins.rs
- * compares the two copies): sharing it as a jar would need a third published artifact.
  */
 public final class BinaryLocator {
     /** The property (Gradle: {@code -P}, Maven: {@code -D}) that names the binary. */
@@ -37,6 +34,14 @@ public final class BinaryLocator {
         /** The binary's file, or null when it cannot be resolved (today: no release has it). */
         File resolve(String group, String artifact, String version, String classifier, String extension);
     }
+
+    /** What both plugins pass until a release publishes the binary: nothing to resolve. */
+    public static final ReleasedBinary NOT_PUBLISHED = new ReleasedBinary() {
+        @Override
+        public File resolve(String group, String artifact, String version, String classifier, String extension) {
+            return null;
+        }
+    };
 
     /** Nothing worked; the message says where the locator looked and how to fix it. */
     public static final class NotFoundException extends Exception {
@@ -62,13 +67,17 @@ public final class BinaryLocator {
     }
 
     /**
-     * Looks in every setting, then on {@code path} (the value of {@code PATH}), then asks
-     * {@code released} for version {@code version}. {@code fix} is the last line of the message.
+     * Looks in every setting, then in {@code $TESTGEN_BINARY}, then on the {@code PATH}, then asks
+     * {@code released} for the plugin's version ({@link #pluginVersion()}). {@code fix} is the last
+     * line of the message.
      */
-    public File locate(String path, ReleasedBinary released, String version, String fix)
-            throws NotFoundException {
+    public File locate(ReleasedBinary released, String fix) throws NotFoundException {
+        String version = pluginVersion();
+        String path = System.getenv("PATH");
+        List<String[]> places = new ArrayList<String[]>(settings);
+        places.add(new String[] {"environment variable " + ENV, System.getenv(ENV)});
         List<String> looked = new ArrayList<String>();
-        for (String[] setting : settings) {
+        for (String[] setting : places) {
             String place = setting[0];
             String value = setting[1];
             if (value == null || value.trim().isEmpty()) {
@@ -101,6 +110,16 @@ public final class BinaryLocator {
         throw new NotFoundException(message("cannot find the testgen binary", looked, fix));
     }
 
+    /**
+     * The version of the running plugin, which the released binary shares: the Implementation-Version
+     * of the jar these classes come from, the Gradle plugin's own jar or, in a Maven build, the
+     * testgen-plugin-common jar of the Maven plugin's version.
+     */
+    public static String pluginVersion() {
+        String version = BinaryLocator.class.getPackage().getImplementationVersion();
+        return version != null ? version : "unknown";
+    }
+
     private static String message(String what, List<String> looked, String fix) {
         StringBuilder message = new StringBuilder("testgen: ").append(what).append(". Looked, in this order, at:");
         for (int i = 0; i < looked.size(); i++) {
@@ -126,7 +145,7 @@ public final class BinaryLocator {
         return isWindows() ? "testgen.exe" : "testgen";
     }
 
-    private static boolean isWindows() {
+    static boolean isWindows() {
         return System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows");
     }
 
