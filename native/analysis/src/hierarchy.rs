@@ -4,8 +4,12 @@
 //!
 //! Only the given classes are known. Their supertypes may be outside the
 //! set (`java/util/AbstractList`) and are then known by name only: edges are
-//! followed through them no further. `java/lang/Object` is special: every
-//! type is assignable to it, whether or not the set holds it.
+//! followed through them no further, except for the few JDK types ordinary
+//! code extends and tests for ([`jdk_supertypes`]: exceptions, boxes,
+//! `String`), whose place in the JDK is written down here, so a program's
+//! `AppException extends IllegalStateException` is a `RuntimeException`.
+//! `java/lang/Object` is special: every type is assignable to it, whether
+//! or not the set holds it.
 //!
 //! Every list comes out sorted by internal name.
 
@@ -44,7 +48,9 @@ pub struct MemberInfo {
 }
 
 impl TypeInfo {
-    fn of(class: &ClassFile<'_>) -> Result<TypeInfo> {
+    /// What the hierarchy keeps of `class`; fails when a name or
+    /// descriptor it needs does not read.
+    pub fn of(class: &ClassFile<'_>) -> Result<TypeInfo> {
         let constructors = members(class, &class.methods, |name| name == "<init>")?;
         Ok(TypeInfo {
             name: class.name()?.into_owned(),
@@ -266,13 +272,17 @@ impl Hierarchy {
         let mut seen: BTreeSet<&str> = BTreeSet::new();
         let mut work = vec![name];
         while let Some(current) = work.pop() {
-            for sub in self.direct_subtypes(current) {
+            let through_jdk: Vec<&'static str> = jdk_direct_subtypes(current).collect();
+            for sub in self.direct_subtypes(current).chain(through_jdk) {
                 if sub != name && seen.insert(sub) {
                     work.push(sub);
                 }
             }
         }
-        seen.into_iter().collect()
+        // The JDK types walked through are not the set's.
+        seen.into_iter()
+            .filter(|sub| self.types.contains_key(*sub))
+            .collect()
     }
 
     /// The known concrete classes assignable to `name` (`name` included)
@@ -331,4 +341,79 @@ impl Hierarchy {
             .flatten()
             .map(String::as_str)
     }
+}
+
+/// The direct supertypes of the JDK types ordinary code extends and tests
+/// for (in `instanceof`, casts and catch clauses), beyond any set of
+/// classes: what the hierarchy knows of the JDK.
+pub fn jdk_supertypes(class: &str) -> &'static [&'static str] {
+    match class {
+        "java/lang/String" => &[
+            "java/io/Serializable",
+            "java/lang/Comparable",
+            "java/lang/CharSequence",
+        ],
+        "java/lang/Integer" | "java/lang/Long" | "java/lang/Short" | "java/lang/Byte"
+        | "java/lang/Double" | "java/lang/Float" => &["java/lang/Number", "java/lang/Comparable"],
+        "java/lang/Number" => &["java/io/Serializable"],
+        "java/lang/Boolean" | "java/lang/Character" => {
+            &["java/io/Serializable", "java/lang/Comparable"]
+        }
+        "java/lang/ArithmeticException"
+        | "java/lang/NullPointerException"
+        | "java/lang/ClassCastException"
+        | "java/lang/NegativeArraySizeException"
+        | "java/lang/ArrayStoreException"
+        | "java/lang/IllegalArgumentException"
+        | "java/lang/IllegalStateException"
+        | "java/lang/IndexOutOfBoundsException"
+        | "java/lang/UnsupportedOperationException" => &["java/lang/RuntimeException"],
+        "java/lang/ArrayIndexOutOfBoundsException"
+        | "java/lang/StringIndexOutOfBoundsException" => &["java/lang/IndexOutOfBoundsException"],
+        "java/lang/NumberFormatException" => &["java/lang/IllegalArgumentException"],
+        "java/lang/RuntimeException" => &["java/lang/Exception"],
+        "java/lang/Exception" | "java/lang/Error" => &["java/lang/Throwable"],
+        "java/lang/AssertionError" => &["java/lang/Error"],
+        "java/lang/Throwable" => &["java/io/Serializable"],
+        _ => &[],
+    }
+}
+
+/// Every JDK type [`jdk_supertypes`] knows.
+const JDK_TYPES: &[&str] = &[
+    "java/lang/String",
+    "java/lang/Integer",
+    "java/lang/Long",
+    "java/lang/Short",
+    "java/lang/Byte",
+    "java/lang/Double",
+    "java/lang/Float",
+    "java/lang/Number",
+    "java/lang/Boolean",
+    "java/lang/Character",
+    "java/lang/ArithmeticException",
+    "java/lang/NullPointerException",
+    "java/lang/ClassCastException",
+    "java/lang/NegativeArraySizeException",
+    "java/lang/ArrayStoreException",
+    "java/lang/IllegalArgumentException",
+    "java/lang/IllegalStateException",
+    "java/lang/IndexOutOfBoundsException",
+    "java/lang/UnsupportedOperationException",
+    "java/lang/ArrayIndexOutOfBoundsException",
+    "java/lang/StringIndexOutOfBoundsException",
+    "java/lang/NumberFormatException",
+    "java/lang/RuntimeException",
+    "java/lang/Exception",
+    "java/lang/Error",
+    "java/lang/AssertionError",
+    "java/lang/Throwable",
+];
+
+/// The JDK types [`jdk_supertypes`] names `class` a direct supertype of.
+fn jdk_direct_subtypes(class: &str) -> impl Iterator<Item = &'static str> + '_ {
+    JDK_TYPES
+        .iter()
+        .copied()
+        .filter(move |jdk| jdk_supertypes(jdk).contains(&class))
 }

@@ -35,6 +35,6 @@ pub use access::{
 pub use cfg::{Block, BlockId, Cfg, Edge, EdgeId, EdgeKind};
 pub use dominators::Dominators;
 pub use error::{AnalysisError, Result};
-pub use hierarchy::{Hierarchy, MemberInfo, TypeInfo};
+pub use hierarchy::{jdk_supertypes, Hierarchy, MemberInfo, TypeInfo};
 pub use loops::{Loop, LoopExit, LoopId, Loops};
 pub use statics::{mutable_static_fields, reset_candidates, Mutability, StaticField};

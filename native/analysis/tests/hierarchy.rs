@@ -114,6 +114,24 @@ fn instantiable_types_need_a_concrete_class_and_a_public_constructor() {
 }
 
 #[test]
+fn program_classes_below_jdk_types_are_found_through_them() {
+    let h = hierarchy();
+    // Rejected extends IllegalStateException, which the set does not hold.
+    for jdk in [
+        "java/lang/IllegalStateException",
+        "java/lang/RuntimeException",
+        "java/lang/Exception",
+        "java/lang/Throwable",
+    ] {
+        assert_eq!(h.instantiable(jdk), pkg(&["Rejected"]), "{jdk}");
+    }
+    assert!(h
+        .instantiable("java/lang/IllegalArgumentException")
+        .is_empty());
+    assert!(h.instantiable("java/lang/Error").is_empty());
+}
+
+#[test]
 fn fields_resolve_to_their_declaring_class() {
     let h = hierarchy();
     assert_eq!(

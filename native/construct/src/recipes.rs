@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use testgen_analysis::{ClassAccess, Hierarchy};
+use testgen_analysis::{ClassAccess, Hierarchy, TypeInfo};
 use testgen_classfile::access::AccessFlags;
 use testgen_classfile::descriptor::BaseType;
 use testgen_classfile::ClassFile;
@@ -42,6 +42,17 @@ pub enum Recipe {
     Constant { class: ClassName, field: String },
 }
 
+impl Recipe {
+    /// A value written as a literal (a string, a boxed primitive, an enum
+    /// constant), not built by a call.
+    pub fn is_literal(&self) -> bool {
+        matches!(
+            self,
+            Recipe::Str | Recipe::Boxed { .. } | Recipe::Enum { .. }
+        )
+    }
+}
+
 /// A public instance method that stores its parameters into fields of its
 /// class (directly, or through the private methods it calls).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,14 +75,15 @@ pub struct Recipes<'p, 'a> {
 }
 
 impl<'p, 'a> Recipes<'p, 'a> {
-    /// The index over `program` (its hierarchy; classes that cannot be read
-    /// are left out of it).
+    /// The index over `program` (its hierarchy; a class that cannot be
+    /// read is left out of it alone).
     pub fn new(program: &'p Program<'a>) -> Recipes<'p, 'a> {
         let readable: Vec<&ClassFile<'a>> = program
             .classes()
-            .filter(|(_, file)| file.name().is_ok())
+            .filter(|(_, file)| TypeInfo::of(file).is_ok())
             .map(|(_, file)| file)
             .collect();
+        // Every class given reads, so building cannot fail.
         let hierarchy = Hierarchy::new(readable.iter().copied()).unwrap_or_default();
         Recipes {
             program,
@@ -141,13 +153,6 @@ impl<'p, 'a> Recipes<'p, 'a> {
         recipes
     }
 
-    /// The recipes that build an object of `class`: its implementations'
-    /// constructors, its factories and constants (no literal, no enum
-    /// constant).
-    pub fn objects_of(&self, class: &ClassName) -> Vec<Recipe> {
-        self.objects(class)
-    }
-
     fn compute(&self, class: &ClassName) -> Vec<Recipe> {
         let internal = class.as_internal();
         if let Some(base) = boxed_base(internal) {
@@ -166,7 +171,7 @@ impl<'p, 'a> Recipes<'p, 'a> {
                 constants,
             }];
         }
-        let mut recipes = self.objects(class);
+        let mut recipes = self.objects_of(class);
         if internal == "java/lang/Object" {
             // A loosely typed parameter: the program's own classes first,
             // then the values people pass most.
@@ -179,7 +184,10 @@ impl<'p, 'a> Recipes<'p, 'a> {
         recipes
     }
 
-    fn objects(&self, class: &ClassName) -> Vec<Recipe> {
+    /// The recipes that build an object of `class`: its implementations'
+    /// constructors, its factories and constants (no literal, no enum
+    /// constant).
+    pub fn objects_of(&self, class: &ClassName) -> Vec<Recipe> {
         let internal = class.as_internal();
         let mut recipes = Vec::new();
         for implementation in self.hierarchy.instantiable(internal) {

@@ -429,9 +429,17 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
                 } else {
                     self.recipes.of(&class)
                 };
+                // The literals (a string and an `Integer` for `Object`) come
+                // last but keep their places when the bound cuts the rest.
+                let mut literals_left = recipes.iter().filter(|r| r.is_literal()).count();
                 for recipe in recipes {
                     if choices.len() >= self.bounds.max_choices {
                         break;
+                    }
+                    if recipe.is_literal() {
+                        literals_left -= 1;
+                    } else if choices.len() + literals_left >= self.bounds.max_choices {
+                        continue;
                     }
                     let prefix = format!("{path}.c{}", choices.len());
                     let choice = match recipe {

@@ -83,18 +83,36 @@ fn a_recursive_type_gives_a_template_within_its_bounds() {
     let generous = Template::new(&recipes, target.clone(), false, &[], Bounds::default()).unwrap();
     let holes = generous.holes().len();
     assert!(holes <= Bounds::default().max_holes, "{holes} holes");
-    // Objects nest two deep: a parameter's choices build nodes whose node
-    // arguments have choices of their own, and theirs have none of `new`.
-    let HoleKind::Reference { choices, .. } = &generous.args[0].kind else {
+    // Objects nest as deep as the bound allows, and no deeper: the
+    // parameter's choices build nodes from nodes (three levels of `new`),
+    // and the holes below the third level offer only literals and
+    // constants.
+    fn below(choices: &[Choice]) -> Vec<Choice> {
+        choices
+            .iter()
+            .flat_map(|choice| match choice {
+                Choice::New { args, .. } | Choice::Factory { args, .. } => args.clone(),
+                _ => Vec::new(),
+            })
+            .flat_map(|hole| match hole.kind {
+                HoleKind::Reference { choices, .. } => choices,
+                HoleKind::Primitive(_) => Vec::new(),
+            })
+            .collect()
+    }
+    let builds = |choices: &[Choice]| {
+        choices
+            .iter()
+            .any(|c| matches!(c, Choice::New { .. } | Choice::Factory { .. }))
+    };
+    let HoleKind::Reference { choices: first, .. } = generous.args[0].kind.clone() else {
         panic!("a node parameter is a reference hole")
     };
-    let Some(Choice::New { args, .. }) = choices
-        .iter()
-        .find(|c| matches!(c, Choice::New { args, .. } if args.len() == 3))
-    else {
-        panic!("{choices:?}")
-    };
-    assert!(matches!(&args[1].kind, HoleKind::Reference { choices, .. } if !choices.is_empty()));
+    let second = below(&first);
+    let third = below(&second);
+    let fourth = below(&third);
+    assert!(builds(&first) && builds(&second) && builds(&third));
+    assert!(!fourth.is_empty() && !builds(&fourth), "{fourth:?}");
 
     // A small budget is shared breadth first: every parameter keeps its
     // own choices, only the deepest holes lose theirs.
@@ -188,5 +206,42 @@ fn factories_are_found_anywhere_and_setters_by_the_fields_they_write() {
             // Through the private helper it calls.
             "resize: width <- [0]",
         ]
+    );
+}
+
+#[test]
+fn the_bound_on_choices_keeps_the_literals_of_a_loosely_typed_parameter() {
+    let classes = classes();
+    let program = program(&classes);
+    let recipes = Recipes::new(&program);
+    let describe = MethodId::of(
+        "fixtures/construct/Shapes",
+        "describe",
+        "(Ljava/lang/Object;)Ljava/lang/String;",
+    );
+    let choices_with = |max_choices| {
+        let bounds = Bounds {
+            max_choices,
+            ..Bounds::default()
+        };
+        let template = Template::new(&recipes, describe.clone(), true, &[], bounds).unwrap();
+        let HoleKind::Reference { choices, .. } = template.args[0].kind.clone() else {
+            panic!("an Object parameter is a reference hole")
+        };
+        choices
+    };
+    // Unbounded, the program's classes come first, the literals last.
+    let all = choices_with(usize::MAX);
+    assert!(all.len() > 4, "{all:?}");
+    assert!(matches!(
+        all[all.len() - 2..],
+        [Choice::Str, Choice::Boxed { .. }]
+    ));
+    // Cut to four: the first two classes, and both literals still.
+    let cut = choices_with(4);
+    assert_eq!(cut[..2], all[..2]);
+    assert!(
+        matches!(cut[2..], [Choice::Str, Choice::Boxed { .. }]),
+        "{cut:?}"
     );
 }

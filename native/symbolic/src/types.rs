@@ -3,7 +3,7 @@
 //! as the analysis crate's [`Hierarchy`] knows them, and beyond them the
 //! few JDK types ordinary code tests for.
 
-use testgen_analysis::Hierarchy;
+use testgen_analysis::{jdk_supertypes, Hierarchy};
 
 /// The superclass chain and interfaces of `class`, itself first, as far as
 /// the program knows them, then what is known of the JDK's types; always
@@ -35,41 +35,6 @@ pub fn supertypes(hierarchy: &Hierarchy, class: &str) -> Vec<String> {
 /// Whether an object of runtime class `class` is an instance of `of`.
 pub fn is_subtype(hierarchy: &Hierarchy, class: &str, of: &str) -> bool {
     class == of || of == "java/lang/Object" || supertypes(hierarchy, class).iter().any(|s| s == of)
-}
-
-/// What the replay needs to know of the JDK's type hierarchy: the types
-/// that appear in `instanceof`, casts and catch clauses of ordinary code.
-fn jdk_supertypes(class: &str) -> &'static [&'static str] {
-    match class {
-        "java/lang/String" => &[
-            "java/io/Serializable",
-            "java/lang/Comparable",
-            "java/lang/CharSequence",
-        ],
-        "java/lang/Integer" | "java/lang/Long" | "java/lang/Short" | "java/lang/Byte"
-        | "java/lang/Double" | "java/lang/Float" => &["java/lang/Number", "java/lang/Comparable"],
-        "java/lang/Number" => &["java/io/Serializable"],
-        "java/lang/Boolean" | "java/lang/Character" => {
-            &["java/io/Serializable", "java/lang/Comparable"]
-        }
-        "java/lang/ArithmeticException"
-        | "java/lang/NullPointerException"
-        | "java/lang/ClassCastException"
-        | "java/lang/NegativeArraySizeException"
-        | "java/lang/ArrayStoreException"
-        | "java/lang/IllegalArgumentException"
-        | "java/lang/IllegalStateException"
-        | "java/lang/IndexOutOfBoundsException"
-        | "java/lang/UnsupportedOperationException" => &["java/lang/RuntimeException"],
-        "java/lang/ArrayIndexOutOfBoundsException"
-        | "java/lang/StringIndexOutOfBoundsException" => &["java/lang/IndexOutOfBoundsException"],
-        "java/lang/NumberFormatException" => &["java/lang/IllegalArgumentException"],
-        "java/lang/RuntimeException" => &["java/lang/Exception"],
-        "java/lang/Exception" | "java/lang/Error" => &["java/lang/Throwable"],
-        "java/lang/AssertionError" => &["java/lang/Error"],
-        "java/lang/Throwable" => &["java/io/Serializable"],
-        _ => &[],
-    }
 }
 
 #[cfg(test)]

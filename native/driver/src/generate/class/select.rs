@@ -92,7 +92,8 @@ pub fn select(
         .iter()
         .flat_map(|(_, found)| found.reached.iter())
         .filter_map(id)
-        .chain(act_of.values().copied())
+        // A method's pseudo-goal only where it has a plan to cover it.
+        .chain(candidates.iter().map(|c| c.act))
         .collect();
 
     // Choose by the estimates, then run the chosen plans and measure what
