@@ -48,14 +48,24 @@ fn read_model(path: &Path) -> TestClass {
         recorded.format,
         TEST_CLASS_FORMAT
     );
-    serde_json::from_value(recorded.class).unwrap_or_else(|e| {
+    let class: TestClass = serde_json::from_value(recorded.class.clone()).unwrap_or_else(|e| {
         panic!(
             "{} no longer reads as a TestClass ({e}): its serialised form changed without \
              TEST_CLASS_FORMAT being bumped (bump it, then record the models again with \
              scripts/record-emit-models.sh)",
             path.display()
         )
-    })
+    });
+    // Written back, the model is what was recorded: a field added, renamed
+    // or dropped is a change of form, as a field that no longer reads is.
+    assert_eq!(
+        serde_json::to_value(&class).unwrap(),
+        recorded.class,
+        "{}: a TestClass no longer writes as it was recorded; bump TEST_CLASS_FORMAT and \
+         record the models again (scripts/record-emit-models.sh)",
+        path.display()
+    );
+    class
 }
 
 /// The first line where `actual` and `expected` differ, for the message.

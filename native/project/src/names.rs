@@ -103,15 +103,6 @@ impl MethodId {
     pub fn is_class_initialiser(&self) -> bool {
         self.name == "<clinit>"
     }
-
-    /// The same name and descriptor in another class (where a virtual call
-    /// dispatches to).
-    pub fn in_class(&self, class: ClassName) -> MethodId {
-        MethodId {
-            class,
-            ..self.clone()
-        }
-    }
 }
 
 impl fmt::Display for MethodId {
@@ -147,7 +138,6 @@ mod tests {
         assert_eq!(method.signature(), "total(I)J");
         assert!(!method.is_constructor());
         assert!(MethodId::of("a/Cart", "<init>", "()V").is_constructor());
-        let moved = method.in_class(ClassName::internal("a/BigCart"));
-        assert_eq!(moved.to_string(), "a.BigCart.total(I)J");
+        assert!(MethodId::of("a/Cart", "<clinit>", "()V").is_class_initialiser());
     }
 }

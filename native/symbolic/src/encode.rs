@@ -22,7 +22,7 @@ use z3::ast::{Array, Ast, Bool, Dynamic, Float, Seq, BV};
 use z3::{Model, Sort};
 
 use crate::arith::Primitive;
-use crate::value::{char_sort, string_sort, TypeChoice, ADDRESS_BITS};
+use crate::value::{char_sort, TypeChoice, ADDRESS_BITS};
 
 pub use testgen_construct::Bounds as InputBounds;
 
@@ -36,7 +36,7 @@ pub enum Act {
         choice: Option<TypeChoice>,
     },
     Call {
-        key: MethodId,
+        method: MethodId,
         receiver: Option<ArgSym>,
         args: Vec<ArgSym>,
     },
@@ -164,7 +164,7 @@ fn act(origin: &Origin) -> Act {
             receiver,
             args,
         } => Act::Call {
-            key: method.clone(),
+            method: method.clone(),
             receiver: receiver.as_ref().map(arg),
             args: args.iter().map(arg).collect(),
         },
@@ -475,9 +475,10 @@ impl Valuation {
         Valuation { model }
     }
 
-    /// SMT-LIB assertions that pin every variable the model gives a value
-    /// to that value: solved with the declarations they were found under,
-    /// they give this valuation back (a recorded run's inputs).
+    /// An SMT-LIB script that declares every variable the model gives a
+    /// value to and pins it to that value: solved alone, it gives this
+    /// valuation back (a recorded run's inputs), fresh variables of modelled
+    /// calls included.
     pub fn pinned(&self) -> String {
         let mut out = String::new();
         for declaration in self.model.iter() {
@@ -486,9 +487,10 @@ impl Valuation {
             }
             let constant = declaration.apply(&[]);
             if let Some(value) = self.model.get_const_interp(&constant) {
+                let name = quoted(&declaration.name());
+                let sort = constant.get_sort();
                 out.push_str(&format!(
-                    "(assert (= {} {value}))\n",
-                    quoted(&declaration.name())
+                    "(declare-const {name} {sort})\n(assert (= {name} {value}))\n"
                 ));
             }
         }
@@ -645,9 +647,4 @@ impl HoleValues for Valuation {
             ),
         }
     }
-}
-
-/// The sort of strings, for callers declaring string variables.
-pub fn string_input_sort() -> Sort {
-    string_sort()
 }

@@ -72,7 +72,7 @@ impl Default for ExploreOptions {
 /// The version of [`Exploration`]'s serialised form, stored with it (the
 /// driver's cache): bumped whenever that form or its meaning changes, so
 /// that an exploration written by another testgen is explored again rather
-/// than misread. `tests/formats.rs` holds a recorded sample to it.
+/// than misread. `tests/replay_recorded.rs` holds it to a recorded sample.
 pub const EXPLORATION_FORMAT: u32 = 1;
 
 /// What exploring found, with the self-check figures.
@@ -124,7 +124,10 @@ pub struct Exploration {
 pub struct RecordedRun {
     pub method: MethodId,
     pub context: usize,
+    /// An SMT-LIB script that pins every variable ([`Valuation::pinned`]).
     pub inputs: String,
+    /// The plan that ran, which the inputs must give again.
+    pub plan: Plan,
     pub events: Vec<TraceEvent>,
 }
 
@@ -236,6 +239,7 @@ fn explore_in_fresh_context(
                 method: target.clone(),
                 context,
                 inputs: valuation.pinned(),
+                plan: realised.plan.clone(),
                 events: events.clone(),
             });
         }
@@ -261,7 +265,8 @@ fn explore_in_fresh_context(
                 Node::Leaf(Leaf::Unexplored) => {
                     // The run did not take the path it was solved for: the
                     // leaf depends on something not modelled.
-                    found.tree.settle_not_modelled(leaf);
+                    let blocker = found.tree.settle_not_modelled(leaf);
+                    found.blockers.insert(blocker);
                 }
                 _ => found.agreed += 1,
             }
@@ -288,8 +293,10 @@ pub enum RecordedRunError {
     NoContext { method: MethodId, context: usize },
     #[error("no template for {0}: {1}")]
     Template(MethodId, Box<TemplateError>),
-    #[error("the recorded inputs of {0} do not solve under its template's declarations")]
+    #[error("the recorded inputs of {0} do not read or do not solve")]
     InputsUnsolvable(MethodId),
+    #[error("the recorded inputs of {0} no longer make the plan that ran")]
+    PlanDiffers(MethodId),
 }
 
 /// Replays a recorded run as exploring replayed it: the same context and
@@ -321,13 +328,15 @@ pub fn replay_recorded(
     .map_err(|error| RecordedRunError::Template(target.clone(), Box::new(error)))?;
     z3::with_z3_config(&z3::Config::new(), || {
         let solver = Solver::new();
-        solver.from_string(format!("{}{}", model.declarations(), run.inputs));
         let unsolvable = || RecordedRunError::InputsUnsolvable(target.clone());
-        if solver.check() != SatResult::Sat {
+        if !read_script(&solver, &run.inputs) || solver.check() != SatResult::Sat {
             return Err(unsolvable());
         }
         let valuation = Valuation::new(solver.get_model().ok_or_else(unsolvable)?);
         let realised = model.realise(&valuation);
+        if realised.plan != run.plan {
+            return Err(RecordedRunError::PlanDiffers(target.clone()));
+        }
         Ok(replay(
             program,
             recipes.hierarchy(),
@@ -487,7 +496,10 @@ fn next_inputs(
             Solved::Unknown => {
                 match search_special_values(&models[context], &declarations, &clauses, found) {
                     Some(valuation) => return Some((context, valuation, Some(leaf))),
-                    None => found.tree.settle(leaf, Leaf::TimedOut),
+                    None => {
+                        found.tree.settle(leaf, Leaf::TimedOut);
+                        found.blockers.insert(Blocker::SolverUnknown);
+                    }
                 }
             }
         }
@@ -646,7 +658,10 @@ fn solve(
     for clause in clauses {
         script.push_str(&format!("(assert {clause})\n"));
     }
-    solver.from_string(script);
+    if !read_script(&solver, &script) {
+        found.solver_queries += 1;
+        return Solved::Unknown;
+    }
     let result = match solver.check() {
         SatResult::Unsat => Solved::Infeasible,
         SatResult::Unknown => Solved::Unknown,
@@ -658,4 +673,13 @@ fn solve(
     found.solver_queries += 1;
     found.solver_seconds += started.elapsed().as_secs_f64();
     result
+}
+
+/// Gives `script` to `solver`; false when z3 could not read all of it (it
+/// then drops the whole script without a word, and an empty solver would
+/// answer "satisfiable" to anything).
+fn read_script(solver: &Solver, script: &str) -> bool {
+    solver.from_string(script);
+    let asserted = script.matches("(assert ").count();
+    solver.get_assertions().len() == asserted
 }

@@ -323,9 +323,15 @@ impl<I: Clone> ConstraintTree<I> {
     }
 
     /// Settles `leaf` as not modelled at the branch it belongs to.
-    pub fn settle_not_modelled(&mut self, leaf: NodeId) {
+    pub fn settle_not_modelled(&mut self, leaf: NodeId) -> Blocker {
         let blocker = not_modelled(self.parent_location(leaf));
-        self.settle(leaf, Leaf::NotModelled { blocker });
+        self.settle(
+            leaf,
+            Leaf::NotModelled {
+                blocker: blocker.clone(),
+            },
+        );
+        blocker
     }
 
     /// Records what solving the path to `leaf` found.

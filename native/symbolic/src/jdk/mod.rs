@@ -10,7 +10,9 @@
 //! do, first match wins:
 //!
 //! 1. **A model** from this registry, when [`family`] names one for the
-//!    method and the model applies to these arguments;
+//!    method (a method of a modelled family whose model does not cover
+//!    these arguments takes the observed value: the families are JDK
+//!    classes, whose code has no probes to follow);
 //! 2. else **the program's own code**, replayed symbolically, when the
 //!    trace shows the callee ran (only the program's classes have probes);
 //! 3. else **the value the run observed** (the replay is concolic): exact
@@ -51,22 +53,22 @@ pub(crate) trait Heap {
 
 /// A call to resolve: the method named, and its receiver and arguments.
 pub(crate) struct Call<'c> {
-    pub key: &'c MethodId,
+    pub method: &'c MethodId,
     pub receiver: Option<&'c Sym>,
     pub args: &'c [Sym],
 }
 
 impl Call<'_> {
     fn class(&self) -> &str {
-        self.key.class.as_internal()
+        self.method.class.as_internal()
     }
 
     fn name(&self) -> &str {
-        &self.key.name
+        &self.method.name
     }
 
     fn descriptor(&self) -> &str {
-        &self.key.descriptor
+        &self.method.descriptor
     }
 }
 

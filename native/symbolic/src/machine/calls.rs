@@ -71,10 +71,10 @@ impl<'p, 'a> Replay<'p, 'a> {
         }
         let frame = frames.last().expect("a frame");
         let site = frame
-            .method_id
+            .probe
             .and_then(|m| self.program.external_site(m, frame.pc));
         let call = jdk::Call {
-            key: &key,
+            method: &key,
             receiver: receiver.as_ref(),
             args: &args,
         };
@@ -94,7 +94,7 @@ impl<'p, 'a> Replay<'p, 'a> {
             },
             None => None,
         };
-        let observed = observed.map(|value| self.concretise(value, &result_type));
+        let observed = observed.map(|value| self.concretise(value));
         let Some(family) = family else {
             let result = observed.or_else(|| unknown(&result_type));
             return self.push_result(frames, result_type.as_ref().and(result));
@@ -217,11 +217,7 @@ impl<'p, 'a> Replay<'p, 'a> {
         Ok(Control::Next)
     }
 
-    pub(super) fn concretise(
-        &mut self,
-        value: &ExternalValue,
-        result: &Option<FieldType<'_>>,
-    ) -> Sym {
+    pub(super) fn concretise(&mut self, value: &ExternalValue) -> Sym {
         use Primitive as P;
         match value {
             ExternalValue::Void => Sym::Unknown { wide: false },
@@ -236,12 +232,9 @@ impl<'p, 'a> Replay<'p, 'a> {
             ExternalValue::Object { value: None } => Sym::null(),
             ExternalValue::Object {
                 value: Some(object),
-            } => {
-                let _ = result;
-                self.fresh(HeapObject::Opaque {
-                    class: object.class.replace('.', "/"),
-                })
-            }
+            } => self.fresh(HeapObject::Opaque {
+                class: object.class.replace('.', "/"),
+            }),
         }
     }
 

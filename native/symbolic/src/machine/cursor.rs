@@ -1,6 +1,7 @@
 //! Walking the probe trace alongside the bytecode.
 
 use testgen_exec::{ExternalValue, TraceEvent};
+use testgen_project::MethodId;
 
 use super::frames::Frame;
 use super::{Flow, Replay};
@@ -14,7 +15,7 @@ impl<'p, 'a> Replay<'p, 'a> {
             let is_clinit = self
                 .program
                 .method_of_probe(*method)
-                .is_some_and(|k| k.name == "<clinit>");
+                .is_some_and(MethodId::is_class_initialiser);
             if !is_clinit {
                 break;
             }
@@ -49,7 +50,7 @@ impl<'p, 'a> Replay<'p, 'a> {
     pub(super) fn site_matches(&self, site: i32, frame: &Frame<'_, '_>) -> bool {
         self.program
             .site(site)
-            .is_some_and(|at| Some(at.method) == frame.method_id && at.offset == frame.pc)
+            .is_some_and(|at| Some(at.method) == frame.probe && at.offset == frame.pc)
     }
 
     /// Consumes events up to the `external_result` of `site` (callbacks into

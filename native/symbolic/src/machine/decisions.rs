@@ -126,7 +126,7 @@ impl<'p, 'a> Replay<'p, 'a> {
     ) -> Flow<Control> {
         if let Some(TraceEvent::Caught { site, .. }) = self.peek() {
             if let Some(at) = self.program.site(*site) {
-                if let Some(depth) = frames.iter().rposition(|f| f.method_id == Some(at.method)) {
+                if let Some(depth) = frames.iter().rposition(|f| f.probe == Some(at.method)) {
                     self.cursor += 1;
                     frames.truncate(depth + 1);
                     let frame = frames.last_mut().expect("a frame");

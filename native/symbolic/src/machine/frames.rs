@@ -15,7 +15,7 @@ use crate::value::Sym;
 pub(super) struct Frame<'p, 'a> {
     pub(super) method: MethodId,
     /// The method's probe id (what trace events name it by).
-    pub(super) method_id: Option<i32>,
+    pub(super) probe: Option<i32>,
     pub(super) class: &'p ClassFile<'a>,
     pub(super) instructions: BTreeMap<u32, Instruction<'a>>,
     pub(super) locals: Vec<Option<Sym>>,
@@ -28,7 +28,7 @@ impl<'p, 'a> Replay<'p, 'a> {
     pub(super) fn frame(
         &self,
         key: MethodId,
-        method_id: Option<i32>,
+        probe: Option<i32>,
         values: Vec<Sym>,
     ) -> Flow<Frame<'p, 'a>> {
         let Some((class, method)) = self.program.method(&key) else {
@@ -54,7 +54,7 @@ impl<'p, 'a> Replay<'p, 'a> {
         }
         Ok(Frame {
             method: key,
-            method_id,
+            probe,
             class,
             instructions,
             locals,
@@ -77,20 +77,29 @@ impl<'p, 'a> Replay<'p, 'a> {
             }
             let top = frames.len() - 1;
             let pc = frames[top].pc;
-            self.at = Some(Site {
-                method: frames[top].method.clone(),
-                offset: pc,
-            });
+            // Where the replay stopped is worked out only when it stops: the
+            // loop runs millions of times.
+            let here = |frames: &[Frame<'_, '_>]| {
+                frames.get(top).map(|frame| Site {
+                    method: frame.method.clone(),
+                    offset: pc,
+                })
+            };
             let Some(instruction) = frames[top].instructions.get(&pc).cloned() else {
+                self.at = here(frames);
                 return mismatch(format!("no instruction at {pc} in {}", frames[top].method));
             };
-            match self.execute(frames, &instruction)? {
-                Control::Next => {
+            match self.execute(frames, &instruction) {
+                Ok(Control::Next) => {
                     let frame = frames.last_mut().expect("a frame");
                     frame.pc += instruction.len();
                 }
-                Control::Jump(target) => frames.last_mut().expect("a frame").pc = target,
-                Control::Frames => {}
+                Ok(Control::Jump(target)) => frames.last_mut().expect("a frame").pc = target,
+                Ok(Control::Frames) => {}
+                Err(stop) => {
+                    self.at = here(frames);
+                    return Err(stop);
+                }
             }
         }
         Ok(())
@@ -103,7 +112,7 @@ impl<'p, 'a> Replay<'p, 'a> {
     ) -> Flow<Control> {
         let frame = frames.pop().expect("a frame");
         if let Some(TraceEvent::Exit { method }) = self.peek() {
-            if Some(*method) == frame.method_id {
+            if Some(*method) == frame.probe {
                 self.cursor += 1;
             }
         }

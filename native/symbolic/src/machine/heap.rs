@@ -472,8 +472,8 @@ fn zero_of_sort(sort: &Sort) -> z3::ast::Dynamic {
 }
 
 /// An element of a `byte`, `char`, `short` or `boolean` array as the JVM
-/// loads it. Input arrays hold unconstrained 32-bit cells (the realiser keeps
-/// the low bits of whatever the solver picks, and a `true` for any non-zero
+/// loads it. Input arrays hold unconstrained 32-bit cells (realising a
+/// plan keeps the low bits of whatever the solver picks, and a `true` for any non-zero
 /// value), so the load narrows the same way; for stored values it changes
 /// nothing, since stores narrow already.
 fn narrow_element(class: &str, cell: &BV) -> BV {

@@ -128,6 +128,7 @@ pub fn replay(
             .map_or(events.len(), |(_, next)| next - 1);
         replay.events = &events[begin..end];
         replay.cursor = 0;
+        replay.at = None;
         match replay.statement(index, act) {
             Ok(()) => {}
             Err(stop) => {
@@ -169,7 +170,7 @@ pub(crate) struct Replay<'p, 'a> {
     hierarchy: &'p Hierarchy,
     valuation: &'p Valuation,
     options: &'p ReplayOptions,
-    /// The instruction being interpreted, for a stop to say where it was.
+    /// Where the replay stopped, set when it stops.
     at: Option<Site>,
     /// See [`Replayed::loop_bounds`].
     loop_bounds: Vec<Site>,
@@ -274,12 +275,12 @@ impl<'p, 'a> Replay<'p, 'a> {
                 self.enter_statement(key, values)
             }
             Act::Call {
-                key,
+                method,
                 receiver,
                 args,
             } => {
                 let mut values = Vec::new();
-                let mut key = key.clone();
+                let mut key = method.clone();
                 if let Some(receiver) = receiver {
                     let receiver = self.arg(receiver);
                     if let Some(class) = self.runtime_class(&receiver) {

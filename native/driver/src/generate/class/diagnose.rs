@@ -131,19 +131,21 @@ fn unreached(goal: &Goal, explored: &Explored) -> UncoveredReason {
             blockers: vec![failure],
         };
     }
-    let blockers: BTreeSet<&Blocker> = relevant.iter().flat_map(|f| &f.blockers).collect();
-    if !blockers.is_empty() {
-        return UncoveredReason::Blocked {
-            blockers: blockers.into_iter().cloned().collect(),
-        };
-    }
+    // Everything known to have kept exploring from it, the budget too.
+    let mut blockers: BTreeSet<Blocker> = relevant
+        .iter()
+        .flat_map(|f| f.blockers.iter().cloned())
+        .collect();
     let options = &explored.options;
     let spent = relevant
         .iter()
         .any(|f| f.runs >= options.max_runs || f.seconds >= options.budget.as_secs_f64());
     if spent {
+        blockers.insert(Blocker::Budget);
+    }
+    if !blockers.is_empty() {
         return UncoveredReason::Blocked {
-            blockers: vec![Blocker::Budget],
+            blockers: blockers.into_iter().collect(),
         };
     }
     if own.is_none() {
