@@ -9,6 +9,11 @@
 #   commons-cli    every public class of Debian's commons-cli 1.5.0
 #   commons-codec  every public class of Debian's commons-codec 1.15
 #   commons-csv    every public class of Debian's commons-csv 1.9.0
+#   commons-io     a fixed sample of Debian's commons-io 2.11.0: the in-memory
+#                  streams, readers and writers, file name and filter classes
+#                  (sample_includes below; none that writes or deletes files)
+#   gson           the public classes of Debian's gson 2.10 in com.google.gson
+#                  and com.google.gson.stream (not its internal packages)
 # runs `testgen generate` from scratch with a fixed seed, --max-runs and
 # --budget (timed with /usr/bin/time), compiles the generated tests with javac,
 # runs them with JUnit 5 under JaCoCo, then runs generate twice more with the
@@ -24,7 +29,8 @@
 # Options:
 #   --quick          fixtures/demo and a few jar classes, smaller limits (about 2 minutes)
 #   --base COMMIT    compare with COMMIT (about twice the time)
-#   --corpus NAME    only this corpus (repeatable): fixtures, commons-cli, commons-codec, commons-csv
+#   --corpus NAME    only this corpus (repeatable): fixtures, commons-cli, commons-codec,
+#                    commons-csv, commons-io, gson
 #   --max-runs N --budget SECONDS --jobs N --seed N    testgen generate's options
 #   --out DIR        where everything goes (default target/bench)
 # Environment: CARGO_TARGET_DIR (where the working tree is built; default
@@ -69,7 +75,7 @@ if [ "$QUICK" -eq 1 ]; then
 else
   MAX_RUNS=${MAX_RUNS:-30} BUDGET=${BUDGET:-30}
 fi
-[ ${#CORPORA[@]} -gt 0 ] || CORPORA=(fixtures commons-cli commons-codec commons-csv)
+[ ${#CORPORA[@]} -gt 0 ] || CORPORA=(fixtures commons-cli commons-codec commons-csv commons-io gson)
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 WORK_TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 started=$(date +%s)
@@ -83,6 +89,37 @@ quick_includes() {
     commons-cli) echo "org.apache.commons.cli.TypeHandler org.apache.commons.cli.PatternOptionBuilder" ;;
     commons-codec) echo "org.apache.commons.codec.binary.Hex" ;;
     commons-csv) echo "org.apache.commons.csv.CSVFormat\$Builder" ;;
+    commons-io) echo "org.apache.commons.io.FilenameUtils" ;;
+    gson) echo "com.google.gson.stream.JsonWriter" ;;
+  esac
+}
+
+# The fixed sample of a large jar that the full benchmark generates for
+# (nothing: the whole jar). commons-io's leaves out what touches the file
+# system beyond reading (FileUtils, the file writers, the monitors).
+sample_includes() {
+  local io=org.apache.commons.io
+  case "$1" in
+    commons-io)
+      echo "$io.FilenameUtils $io.IOCase $io.EndianUtils $io.HexDump $io.ByteOrderMark" \
+        "$io.IOUtils $io.LineIterator $io.Charsets" \
+        "$io.input.CharSequenceReader $io.input.CharSequenceInputStream $io.input.BoundedInputStream" \
+        "$io.input.BoundedReader $io.input.BOMInputStream $io.input.CountingInputStream" \
+        "$io.input.NullInputStream $io.input.NullReader $io.input.ReaderInputStream" \
+        "$io.input.SequenceReader $io.input.UnixLineEndingInputStream" \
+        "$io.input.WindowsLineEndingInputStream $io.input.TeeInputStream" \
+        "$io.input.CharacterFilterReader $io.input.CharacterSetFilterReader" \
+        "$io.output.StringBuilderWriter $io.output.ByteArrayOutputStream" \
+        "$io.output.CountingOutputStream $io.output.TeeOutputStream $io.output.ChunkedWriter" \
+        "$io.output.ChunkedOutputStream $io.output.WriterOutputStream $io.output.AppendableWriter" \
+        "$io.output.NullWriter" \
+        "$io.filefilter.WildcardFileFilter $io.filefilter.NameFileFilter" \
+        "$io.filefilter.PrefixFileFilter $io.filefilter.SuffixFileFilter" \
+        "$io.filefilter.RegexFileFilter $io.filefilter.AndFileFilter $io.filefilter.OrFileFilter" \
+        "$io.filefilter.NotFileFilter $io.comparator.NameFileComparator" \
+        "$io.comparator.ExtensionFileComparator"
+      ;;
+    gson) echo "com.google.gson.* com.google.gson.stream.*" ;;
   esac
 }
 
@@ -100,7 +137,7 @@ prepare_corpus() {
       javac --release 17 -g -encoding UTF-8 -d "$INPUT" \
         $(find "$ROOT/fixtures/demo/src" "$ROOT/fixtures/explore/src" -name '*.java' | sort) || return 1
       ;;
-    commons-*)
+    commons-* | gson)
       local jar=$JAVA_LIB/$name.jar
       [ -f "$jar" ] || { echo "bench: $jar is missing (make setup installs it)"; return 1; }
       INPUT=$dir/input/$(basename "$(readlink -f "$jar")")
@@ -118,6 +155,8 @@ change_description() {
     commons-cli) echo "org.apache.commons.cli.TypeHandler: the message \"Unable to find the class: \" (createClass) became \"Unable to load the class: \" (constant edited in the class file)" ;;
     commons-codec) echo "org.apache.commons.codec.binary.Hex: the message \"Odd number of characters.\" (decodeHex) became \"Odd number of hex digits.\" (constant edited in the class file)" ;;
     commons-csv) echo "org.apache.commons.csv.CSVFormat\$Builder: the message \"The delimiter cannot be a line break\" (setDelimiter) became \"The separator cannot be a line break\" (constant edited in the class file)" ;;
+    commons-io) echo "org.apache.commons.io.FilenameUtils: the message \"Null byte present in file/path name...\" (requireNonNullChars) became \"Zero byte present...\" (constant edited in the class file)" ;;
+    gson) echo "com.google.gson.stream.JsonWriter: the message \"JsonWriter is closed.\" became \"JsonWriter is closed!\" (constant edited in the class file)" ;;
   esac
 }
 
@@ -156,6 +195,11 @@ change_corpus() {
       "Odd number of characters." "Odd number of hex digits." ;;
     commons-csv) edit_jar_constant "$INPUT" 'org/apache/commons/csv/CSVFormat$Builder.class' \
       "The delimiter cannot be a line break" "The separator cannot be a line break" ;;
+    commons-io)
+      local message="byte present in file/path name. There are no known legitimate use cases for such data, but several injection attacks may use it"
+      edit_jar_constant "$INPUT" org/apache/commons/io/FilenameUtils.class "Null $message" "Zero $message" ;;
+    gson) edit_jar_constant "$INPUT" com/google/gson/stream/JsonWriter.class \
+      "JsonWriter is closed." "JsonWriter is closed!" ;;
   esac
 }
 
@@ -186,6 +230,10 @@ bench_corpus() {
   local include includes extra=""
   if [ "$QUICK" -eq 1 ]; then
     read -ra includes <<<"$(quick_includes "$name")"
+  else
+    read -ra includes <<<"$(sample_includes "$name")"
+  fi
+  if [ ${#includes[@]} -gt 0 ]; then
     for include in "${includes[@]}"; do
       GENERATE_OPTS+=(--include "$include")
       extra="$extra --include $include"

@@ -31,7 +31,7 @@ default_testgen() {
 # The runtime classpath of a jar under test (its Debian dependencies).
 deps_for() {
   case "$(basename "$(readlink -f "$1")")" in
-    commons-cli-*.jar | commons-codec-*.jar | commons-csv-*.jar) echo "" ;;
+    commons-cli-*.jar | commons-codec-*.jar | commons-csv-*.jar | commons-io-*.jar | gson-*.jar) echo "" ;;
     *) echo "${CORPUS_CLASSPATH:-}" ;;
   esac
 }

@@ -16,6 +16,7 @@ packages=(
   libsurefire-java libmaven-compiler-plugin-java libmaven-jar-plugin-java
   libmaven-resources-plugin-java libmaven-install-plugin-java
   libcommons-cli-java libcommons-codec-java libcommons-csv-java libcommons-collections4-java
+  libcommons-io-java libgoogle-gson-java
 )
 
 missing=()

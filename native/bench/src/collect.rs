@@ -324,6 +324,11 @@ fn read_corpus(dir: &Path, problems: &mut Vec<String>) -> Corpus {
             .filter(|row| row.pointer("/static_state/reset").is_some())
             .count() as u64;
         (figures.class_seconds_median, figures.class_seconds_p90) = median_p90(&seconds);
+        figures.worst_class_seconds = seconds.iter().copied().reduce(f64::max);
+        figures.methods = summary.pointer("/inputs/methods").and_then(Value::as_u64);
+        figures.methods_fully_built = summary
+            .pointer("/inputs/fully_built")
+            .and_then(Value::as_u64);
         figures.class_seconds = Some(seconds.iter().sum());
         figures.paths = u64_at(&effort, "paths");
         figures.runs = u64_at(&effort, "runs");
@@ -427,14 +432,33 @@ pub fn read_run(dir: &Path) -> Result<Bench, String> {
     let names = fs::read_to_string(dir.join("corpora.txt"))
         .map_err(|e| format!("{}/corpora.txt: {e}", dir.display()))?;
     let mut problems = Vec::new();
-    let corpora: Vec<Corpus> = names
+    let mut corpora: Vec<Corpus> = names
         .lines()
         .map(str::trim)
         .filter(|n| !n.is_empty())
         .map(|n| read_corpus(&dir.join(n), &mut problems))
         .collect();
-    let total = Figures::total(&corpora);
     let get = |k: &str| env.get(k).cloned().unwrap_or_default();
+    let budget = get("option_budget").parse::<f64>().ok();
+    for corpus in &mut corpora {
+        let figures = &mut corpus.figures;
+        figures.worst_class_over_budget = figures
+            .worst_class_seconds
+            .zip(budget.filter(|&b| b > 0.0))
+            .map(|(worst, budget)| worst / budget);
+        if figures
+            .worst_class_over_budget
+            .is_some_and(|share| share > 1.5)
+        {
+            problems.push(format!(
+                "{}: a class took {:.1} s, over 1.5 times the budget of {} s",
+                corpus.name,
+                figures.worst_class_seconds.unwrap_or(0.0),
+                get("option_budget")
+            ));
+        }
+    }
+    let total = Figures::total(&corpora);
     Ok(Bench {
         label: get("label"),
         commit: get("commit"),

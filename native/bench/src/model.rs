@@ -79,6 +79,21 @@ pub struct Figures {
     pub executor_peak_rss_mib: Option<f64>,
     /// The largest single process of the tree (`/usr/bin/time`'s %M).
     pub tree_max_rss_mib: Option<f64>,
+    /// Public methods and constructors under test, and those some run
+    /// called with every argument non-null (testgen's report), and the
+    /// share.
+    #[serde(default)]
+    pub methods: Option<u64>,
+    #[serde(default)]
+    pub methods_fully_built: Option<u64>,
+    #[serde(default)]
+    pub methods_fully_built_share: Option<f64>,
+    /// The slowest class's generation time, and that over `--budget`
+    /// (bounded work: never above 1.5).
+    #[serde(default)]
+    pub worst_class_seconds: Option<f64>,
+    #[serde(default)]
+    pub worst_class_over_budget: Option<f64>,
     /// Seconds per class (testgen's per-class `seconds`).
     pub class_seconds_median: Option<f64>,
     pub class_seconds_p90: Option<f64>,
@@ -181,10 +196,11 @@ impl Figures {
         self.paths_per_second = div(f(self.paths), self.explore_seconds);
         self.solver_share = div(self.solver_seconds, self.class_seconds);
         self.plans_per_second = div(f(self.runs), self.class_seconds);
+        self.methods_fully_built_share = div(f(self.methods_fully_built), f(self.methods));
     }
 
-    /// All corpora together: counts and times added up, memory the largest,
-    /// percentiles over every class.
+    /// All corpora together: counts and times added up, memory and the
+    /// worst class the largest, percentiles over every class.
     pub fn total(corpora: &[Corpus]) -> Figures {
         let figs = || corpora.iter().map(|c| &c.figures);
         let seconds: Vec<f64> = corpora
@@ -223,6 +239,10 @@ impl Figures {
             testgen_peak_rss_mib: max(figs().map(|f| f.testgen_peak_rss_mib)),
             executor_peak_rss_mib: max(figs().map(|f| f.executor_peak_rss_mib)),
             tree_max_rss_mib: max(figs().map(|f| f.tree_max_rss_mib)),
+            methods: sum(figs().map(|f| f.methods)),
+            methods_fully_built: sum(figs().map(|f| f.methods_fully_built)),
+            worst_class_seconds: max(figs().map(|f| f.worst_class_seconds)),
+            worst_class_over_budget: max(figs().map(|f| f.worst_class_over_budget)),
             class_seconds_median: median,
             class_seconds_p90: p90,
             class_seconds: sum(figs().map(|f| f.class_seconds)),
@@ -264,6 +284,11 @@ impl Figures {
             ("branch coverage", self.branch_coverage, Unit::Percent),
             ("lines covered", f(self.lines_covered), Unit::Count),
             ("branches covered", f(self.branches_covered), Unit::Count),
+            (
+                "methods fully built",
+                self.methods_fully_built_share,
+                Unit::Percent,
+            ),
             ("generate wall s", self.wall_seconds, Unit::Seconds),
             ("generate CPU s", self.cpu_seconds, Unit::Seconds),
             ("testgen peak RSS MiB", self.testgen_peak_rss_mib, Unit::Mib),
@@ -274,6 +299,12 @@ impl Figures {
             ),
             ("s/class median", self.class_seconds_median, Unit::Seconds),
             ("s/class p90", self.class_seconds_p90, Unit::Seconds),
+            ("worst class s", self.worst_class_seconds, Unit::Seconds),
+            (
+                "worst class / budget",
+                self.worst_class_over_budget,
+                Unit::Ratio,
+            ),
             ("paths", f(self.paths), Unit::Count),
             ("paths/s", self.paths_per_second, Unit::Rate),
             ("solver share", self.solver_share, Unit::Percent),
@@ -302,6 +333,7 @@ pub enum Unit {
     Seconds,
     Mib,
     Rate,
+    Ratio,
 }
 
 impl Unit {
@@ -316,6 +348,7 @@ impl Unit {
             Unit::Seconds => format!("{v:.1}"),
             Unit::Mib => format!("{v:.0}"),
             Unit::Rate => format!("{v:.1}"),
+            Unit::Ratio => format!("{v:.2}"),
         }
     }
 }

@@ -142,6 +142,7 @@ pub fn coverage(bench: &Bench) -> String {
                 f.compile_errors.to_string(),
                 covered(f.lines_covered, f.lines),
                 covered(f.branches_covered, f.branches),
+                covered(f.methods_fully_built, f.methods),
             ]
         })
         .collect();
@@ -154,6 +155,7 @@ pub fn coverage(bench: &Bench) -> String {
             "javac errors",
             "JaCoCo lines",
             "JaCoCo branches",
+            "methods fully built",
         ],
         &rows,
     )
@@ -171,6 +173,11 @@ pub fn speed(bench: &Bench) -> String {
                 Unit::Mib.show(f.executor_peak_rss_mib),
                 Unit::Seconds.show(f.class_seconds_median),
                 Unit::Seconds.show(f.class_seconds_p90),
+                format!(
+                    "{} ({}x)",
+                    Unit::Seconds.show(f.worst_class_seconds),
+                    Unit::Ratio.show(f.worst_class_over_budget)
+                ),
                 Unit::Rate.show(f.paths_per_second),
                 Unit::Percent.show(f.solver_share),
                 Unit::Rate.show(f.plans_per_second),
@@ -186,6 +193,7 @@ pub fn speed(bench: &Bench) -> String {
             "executor MiB",
             "s/class median",
             "p90",
+            "worst class s (x budget)",
             "paths/s",
             "solver",
             "plans/s",
@@ -263,6 +271,9 @@ testgen MiB: testgen's own peak RSS (VmHWM); executor MiB: the largest executor 
 s/class: testgen's seconds per class; paths/s: paths explored per second of exploring;
   solver: solver seconds / class seconds; plans/s: executor plans per class second.
   Class seconds are worker-seconds: with --jobs 2 they add up to about twice the wall time.
+worst class s: the slowest class's seconds, and that over --budget (bounded work: at most 1.5).
+methods fully built: public methods and constructors under test that some exploring run called
+  with every argument non-null (testgen's report); the others are listed there per class.
 tests kept: @Test methods written; failing: failed or aborted under JUnit 5.
 JaCoCo: by the full run's tests, over every class of the input, public or not (with
   --include, over the selected classes only).

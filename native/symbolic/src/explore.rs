@@ -76,7 +76,7 @@ impl Default for ExploreOptions {
 pub const EXPLORATION_FORMAT: u32 = 1;
 
 /// What exploring found, with the self-check figures.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct Exploration {
     pub tree: ConstraintTree<Plan>,
     /// The receiver-preparing calls of each context, by index.
@@ -158,24 +158,7 @@ fn explore_in_fresh_context(
 ) -> Result<Exploration, ExecError> {
     let program = recipes.program();
     let started = Instant::now();
-    let mut found = Exploration {
-        tree: ConstraintTree::new(),
-        contexts: Vec::new(),
-        runs: 0,
-        predicted: 0,
-        agreed: 0,
-        solver_queries: 0,
-        solver_seconds: 0.0,
-        seconds: 0.0,
-        reached: BTreeSet::new(),
-        infeasible: BTreeSet::new(),
-        infeasible_so_far: BTreeSet::new(),
-        decided: BTreeSet::new(),
-        unsat_slices: BTreeSet::new(),
-        blockers: BTreeSet::new(),
-        failure: None,
-        recorded: Vec::new(),
-    };
+    let mut found = Exploration::default();
     let Some(is_static) = program.is_static(target) else {
         found.failure = Some(Blocker::NotExplorable {
             reason: format!("{target} is not in the program"),

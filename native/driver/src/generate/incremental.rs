@@ -22,6 +22,7 @@ use testgen_symbolic::explore::Exploration;
 use super::cache::{explorations, CachedMethod, CachedResult, Entry, Formats, Lookup};
 use super::class::ClassOutcome;
 use super::fingerprint;
+use super::inputs::InputsBuilt;
 use super::options::NIGHTLY_FRUITLESS_LIMIT;
 use super::program::LoadedClass;
 use super::report::Status;
@@ -115,6 +116,7 @@ pub fn outcome_from(class: &LoadedClass, entry: Entry, status: Status) -> ClassO
     let Entry {
         methods, result, ..
     } = entry;
+    let explorations: Vec<(String, Exploration)> = explorations(methods);
     ClassOutcome {
         status,
         source: result.source,
@@ -126,7 +128,8 @@ pub fn outcome_from(class: &LoadedClass, entry: Entry, status: Status) -> ClassO
         kept: result.kept,
         portability: result.portability,
         static_state: result.static_state,
-        explorations: explorations(methods),
+        inputs: InputsBuilt::of_explorations(&explorations),
+        explorations,
         ..ClassOutcome::new(class)
     }
 }

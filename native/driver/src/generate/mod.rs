@@ -26,6 +26,7 @@ pub mod error;
 pub mod files;
 pub mod fingerprint;
 mod incremental;
+pub mod inputs;
 pub mod options;
 pub mod portability;
 pub mod program;
@@ -126,6 +127,7 @@ pub fn generate(
             effort: Effort::default(),
             portability: Default::default(),
             classes_with_static_state: 0,
+            inputs: Default::default(),
             peak_rss_kib: 0,
             executor_peak_rss_kib: 0,
         },
@@ -262,6 +264,7 @@ pub fn generate(
             reason,
             portability: Default::default(),
             static_state: Default::default(),
+            inputs: Default::default(),
             effort: Effort::default(),
         });
     }
@@ -613,6 +616,7 @@ fn write_class(options: &GenerateOptions, outcome: ClassOutcome) -> ClassEntry {
         reason: None,
         portability: outcome.portability.clone(),
         static_state: outcome.static_state.clone(),
+        inputs: outcome.inputs.clone(),
         effort: outcome.effort.clone(),
     };
     entry.reason = outcome.note.clone();

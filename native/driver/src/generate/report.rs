@@ -12,6 +12,7 @@ use testgen_project::Blocker;
 
 use super::class::{Uncovered, UncoveredReason};
 use super::error::{FileAction, FileError};
+use super::inputs::InputsBuilt;
 use super::portability::{Portability, StaticState};
 
 pub const REPORT_FILE: &str = "testgen-report.json";
@@ -110,6 +111,8 @@ pub struct ClassEntry {
     /// The class's mutable static fields and the reset its tests call.
     #[serde(skip_serializing_if = "StaticState::is_empty")]
     pub static_state: StaticState,
+    /// Which methods some run called with every argument built.
+    pub inputs: InputsBuilt,
     #[serde(flatten)]
     pub effort: Effort,
 }
@@ -177,6 +180,9 @@ pub struct Summary {
     pub portability: Portability,
     /// Classes with mutable static state.
     pub classes_with_static_state: usize,
+    /// Methods under test, and those some run called with every argument
+    /// built, over all classes.
+    pub inputs: InputsBuilt,
     /// Peak resident memory of testgen itself and of the largest executor
     /// JVM, in KiB (Linux's `VmHWM`; 0 where it cannot be read).
     pub peak_rss_kib: u64,
@@ -212,9 +218,11 @@ impl Report {
         summary.branches_infeasible = self.classes.iter().map(|c| c.branches_infeasible).sum();
         summary.effort = Effort::default();
         summary.portability = Portability::default();
+        summary.inputs = InputsBuilt::default();
         for class in &self.classes {
             summary.effort.add(&class.effort);
             summary.portability.add(&class.portability);
+            summary.inputs.add(&class.inputs);
         }
         summary.classes_with_static_state = self
             .classes
@@ -283,6 +291,11 @@ mod tests {
             reason: None,
             portability: Portability::default(),
             static_state: StaticState::default(),
+            inputs: InputsBuilt {
+                methods: 2,
+                fully_built: 1,
+                lacking: Vec::new(),
+            },
             effort: Effort {
                 methods_explored: 1,
                 methods_reused: 0,
@@ -319,6 +332,7 @@ mod tests {
                 effort: Effort::default(),
                 portability: Portability::default(),
                 classes_with_static_state: 0,
+                inputs: InputsBuilt::default(),
                 peak_rss_kib: 0,
                 executor_peak_rss_kib: 0,
             },
@@ -332,6 +346,13 @@ mod tests {
         assert_eq!(report.summary.branches_covered, 6);
         assert_eq!(report.summary.effort.paths, 8);
         assert_eq!(report.summary.effort.solver_seconds, 0.5);
+        assert_eq!(
+            (
+                report.summary.inputs.methods,
+                report.summary.inputs.fully_built
+            ),
+            (4, 2)
+        );
         assert_eq!(
             report.summary_line(),
             "2 classes (1 generated, 1 failed), 2 tests, 6/8 branch outcomes covered (2 proven infeasible), 1.2 s"

@@ -32,6 +32,7 @@ use testgen_exec::{Environment, ExecError, Executor};
 use testgen_project::{ClassGoals, ClassName};
 use testgen_symbolic::explore::Exploration;
 
+use super::inputs::InputsBuilt;
 use super::options::GenerateOptions;
 use super::portability::{Portability, StaticState};
 use super::program::LoadedClass;
@@ -59,6 +60,8 @@ pub struct ClassOutcome {
     pub effort: Effort,
     /// What exploring each method (`name(descriptor)`) found, for the cache.
     pub explorations: Vec<(String, Exploration)>,
+    /// Which methods some run called with every argument built.
+    pub inputs: InputsBuilt,
     /// The tests written, to run again when a dependency changes.
     pub kept: Option<TestClass>,
     /// Why some runs could not use a class (it or one it needs could not be
@@ -93,6 +96,7 @@ impl ClassOutcome {
             failure: None,
             effort: Effort::default(),
             explorations: Vec::new(),
+            inputs: InputsBuilt::default(),
             kept: None,
             load_error: None,
             note: None,
@@ -173,5 +177,6 @@ pub fn generate_class(
         .into_iter()
         .map(|(method, found)| (method.signature(), found))
         .collect();
+    result.inputs = InputsBuilt::of_explorations(&result.explorations);
     Ok(result)
 }
