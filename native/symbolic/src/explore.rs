@@ -73,7 +73,7 @@ impl Default for ExploreOptions {
 /// driver's cache): bumped whenever that form or its meaning changes, so
 /// that an exploration written by another testgen is explored again rather
 /// than misread. `tests/replay_recorded.rs` holds it to a recorded sample.
-pub const EXPLORATION_FORMAT: u32 = 1;
+pub const EXPLORATION_FORMAT: u32 = 2;
 
 /// What exploring found, with the self-check figures.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -340,6 +340,7 @@ fn context_step(context: usize, count: usize) -> Step {
             outcome: case(context),
             clause: Some("true".into()),
             declares: Vec::new(),
+            observed: false,
         },
         alternatives: (0..count)
             .filter(|&k| k != context)
@@ -347,6 +348,7 @@ fn context_step(context: usize, count: usize) -> Step {
                 outcome: case(k),
                 clause: Some("true".into()),
                 declares: Vec::new(),
+                observed: false,
             })
             .collect(),
     }
@@ -362,14 +364,15 @@ fn plan_events(outcome: &PlanOutcome) -> Vec<TraceEvent> {
 }
 
 /// Outcomes whose every offered leaf was proven infeasible and that no run
-/// reached.
+/// reached. A proof on a path through a clause that rests on an observed
+/// value (pinned to what one run saw) is no proof.
 fn infeasible_outcomes(tree: &ConstraintTree<Plan>, reached: &BTreeSet<Goal>) -> BTreeSet<Goal> {
     let mut proven: BTreeMap<Goal, bool> = BTreeMap::new();
-    tree.for_each_edge(|at, outcome, child| {
+    tree.for_each_edge(|at, outcome, child, observed| {
         let Some(key) = at.goal(outcome) else {
             return;
         };
-        let infeasible = matches!(child, Node::Leaf(Leaf::Infeasible));
+        let infeasible = !observed && matches!(child, Node::Leaf(Leaf::Infeasible));
         let entry = proven.entry(key).or_insert(true);
         *entry &= infeasible;
     });

@@ -69,6 +69,10 @@ pub struct Decision {
     /// of a modelled library call such as `Integer.parseInt`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub declares: Vec<String>,
+    /// The clause rests on a value observed from a call that is not
+    /// modelled (pinned to what this run saw): no proof may use it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub observed: bool,
 }
 
 /// An outcome the run did not take, with the clause that would select it.
@@ -78,6 +82,13 @@ pub struct Alternative {
     pub clause: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub declares: Vec<String>,
+    /// As [`Decision::observed`].
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub observed: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 /// One step of an observed path: the decision taken and the alternatives.
@@ -106,6 +117,9 @@ pub struct Edge {
     pub clause: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub declares: Vec<String>,
+    /// As [`Decision::observed`].
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub observed: bool,
     pub child: NodeId,
 }
 
@@ -201,6 +215,7 @@ impl<I: Clone> ConstraintTree<I> {
                 step.taken.outcome,
                 &step.taken.clause,
                 &step.taken.declares,
+                step.taken.observed,
             );
             for alternative in &step.alternatives {
                 let parent = self.parent_of_step(steps, index);
@@ -209,6 +224,7 @@ impl<I: Clone> ConstraintTree<I> {
                     alternative.outcome,
                     &alternative.clause,
                     &alternative.declares,
+                    alternative.observed,
                 );
             }
         }
@@ -250,6 +266,7 @@ impl<I: Clone> ConstraintTree<I> {
         outcome: Outcome,
         clause: &Option<String>,
         declares: &[String],
+        observed: bool,
     ) -> NodeId {
         if let Some(edge) = self.edge(node, outcome) {
             return edge.child;
@@ -272,6 +289,7 @@ impl<I: Clone> ConstraintTree<I> {
                 outcome,
                 clause: clause.clone(),
                 declares: declares.to_vec(),
+                observed,
                 child,
             },
         );
@@ -388,12 +406,16 @@ impl<I: Clone> ConstraintTree<I> {
     }
 
     /// Calls `visit` with every edge: the branch's location, the edge's
-    /// outcome and the node it leads to.
-    pub fn for_each_edge(&self, mut visit: impl FnMut(&Location, Outcome, &Node<I>)) {
-        for node in &self.nodes {
-            if let Node::Branch { at, edges } = node {
+    /// outcome, the node it leads to, and whether the path to it (the edge
+    /// included) has a clause that rests on an observed value.
+    pub fn for_each_edge(&self, mut visit: impl FnMut(&Location, Outcome, &Node<I>, bool)) {
+        let mut pending = vec![(Self::ROOT, false)];
+        while let Some((id, above)) = pending.pop() {
+            if let Node::Branch { at, edges } = self.node(id) {
                 for edge in edges {
-                    visit(at, edge.outcome, self.node(edge.child));
+                    let observed = above || edge.observed;
+                    visit(at, edge.outcome, self.node(edge.child), observed);
+                    pending.push((edge.child, observed));
                 }
             }
         }
@@ -457,13 +479,43 @@ mod tests {
                 outcome: taken,
                 clause: Some(format!("(c{offset} {taken:?})")),
                 declares: Vec::new(),
+                observed: false,
             },
             alternatives: vec![Alternative {
                 outcome: other,
                 clause: Some(format!("(c{offset} {other:?})")),
                 declares: Vec::new(),
+                observed: false,
             }],
         }
+    }
+
+    #[test]
+    fn edges_below_a_clause_that_rests_on_an_observed_value_say_so() {
+        // A branch on what a call returned (at 2), then one on the inputs.
+        let mut on_observed = step(2, Outcome::Taken, Outcome::NotTaken);
+        on_observed.taken.observed = true;
+        on_observed.alternatives[0].observed = true;
+        let mut tree: ConstraintTree<Vec<i32>> = ConstraintTree::new();
+        tree.record(
+            &[on_observed, step(9, Outcome::Taken, Outcome::NotTaken)],
+            vec![1],
+        );
+        let mut seen = Vec::new();
+        tree.for_each_edge(|at, outcome, _, observed| seen.push((at.offset, outcome, observed)));
+        seen.sort_by_key(|(offset, outcome, _)| (*offset, *outcome));
+        assert_eq!(
+            seen,
+            [
+                (2, Outcome::Taken, true),
+                (2, Outcome::NotTaken, true),
+                (9, Outcome::Taken, true),
+                (9, Outcome::NotTaken, true),
+            ]
+        );
+        let mut tree: ConstraintTree<Vec<i32>> = ConstraintTree::new();
+        tree.record(&[step(9, Outcome::Taken, Outcome::NotTaken)], vec![1]);
+        tree.for_each_edge(|_, _, _, observed| assert!(!observed));
     }
 
     #[test]
@@ -539,11 +591,13 @@ mod tests {
                 outcome: Outcome::Proceeds,
                 clause: None,
                 declares: Vec::new(),
+                observed: false,
             },
             alternatives: vec![Alternative {
                 outcome: Outcome::Throws,
                 clause: None,
                 declares: Vec::new(),
+                observed: false,
             }],
         };
         tree.record(&[step], ());

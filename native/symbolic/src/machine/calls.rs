@@ -8,7 +8,7 @@ use testgen_classfile::instruction::{opcode, Instruction, Operands};
 use testgen_classfile::{ClassFile, Constant};
 use testgen_exec::{ExternalValue, TraceEvent};
 use testgen_project::MethodId;
-use z3::ast::{Ast, Float, BV};
+use z3::ast::{Float, BV};
 
 use super::frames::{pop, Frame};
 use super::heap::unknown_of;
@@ -96,7 +96,9 @@ impl<'p, 'a> Replay<'p, 'a> {
         };
         let observed = observed.map(|value| self.concretise(value));
         let Some(family) = family else {
-            let result = observed.or_else(|| unknown(&result_type));
+            let result = observed
+                .map(|value| self.stand_in(value))
+                .or_else(|| unknown(&result_type));
             return self.push_result(frames, result_type.as_ref().and(result));
         };
         if let Some(throws) = jdk::throws(self, family, &call) {
@@ -110,12 +112,14 @@ impl<'p, 'a> Replay<'p, 'a> {
         }
         if let Some(assumed) = jdk::assumed(self, family, &call) {
             let frame = frames.last().expect("a frame");
+            let (clause, observed) = self.clause_text(&assumed.clause);
             self.steps.push(Step {
                 taken: Decision {
                     at: Location::of(frame.method.clone(), frame.pc),
                     outcome: Outcome::Proceeds,
-                    clause: Some(assumed.clause.simplify().to_string()),
+                    clause: Some(clause),
                     declares: assumed.declares,
+                    observed,
                 },
                 alternatives: Vec::new(),
             });
@@ -125,7 +129,9 @@ impl<'p, 'a> Replay<'p, 'a> {
         if result_type.is_none() {
             return self.push_result(frames, None);
         }
-        let result = modelled.or(observed).or_else(|| unknown(&result_type));
+        let result = modelled
+            .or_else(|| observed.map(|value| self.stand_in(value)))
+            .or_else(|| unknown(&result_type));
         self.push_result(frames, result)
     }
 
@@ -176,31 +182,37 @@ impl<'p, 'a> Replay<'p, 'a> {
         let frame = frames.last().expect("a frame");
         let at = Location::of(frame.method.clone(), frame.pc);
         if let Some(assumed) = jdk::assumed(self, family, call) {
+            let (clause, observed) = self.clause_text(&assumed.clause);
             self.steps.push(Step {
                 taken: Decision {
                     at,
                     outcome: Outcome::Throws,
                     clause: None,
                     declares: Vec::new(),
+                    observed: false,
                 },
                 alternatives: vec![Alternative {
                     outcome: Outcome::Proceeds,
-                    clause: Some(assumed.clause.simplify().to_string()),
+                    clause: Some(clause),
                     declares: assumed.declares,
+                    observed,
                 }],
             });
         } else if let Some(throws) = jdk::throws(self, family, call) {
+            let (pinned, observed) = self.observed.pin(&throws);
             self.steps.push(Step {
                 taken: Decision {
                     at,
                     outcome: Outcome::Throws,
-                    clause: Some(throws.to_string()),
+                    clause: Some(pinned.to_string()),
                     declares: Vec::new(),
+                    observed,
                 },
                 alternatives: vec![Alternative {
                     outcome: Outcome::Proceeds,
-                    clause: Some(throws.not().to_string()),
+                    clause: Some(pinned.not().to_string()),
                     declares: Vec::new(),
+                    observed,
                 }],
             });
         }
@@ -217,6 +229,26 @@ impl<'p, 'a> Replay<'p, 'a> {
         Ok(Control::Next)
     }
 
+    /// An observed value as the call's result where nothing models it: a
+    /// stand-in ([`super::observed`]) for a primitive, and for a reference
+    /// whether it is null.
+    fn stand_in(&mut self, value: Sym) -> Sym {
+        use Primitive as P;
+        match value {
+            Sym::Prim(P::Int(bits)) => Sym::Prim(P::Int(self.observed.bits(bits))),
+            Sym::Prim(P::Long(bits)) => Sym::Prim(P::Long(self.observed.bits(bits))),
+            Sym::Prim(P::Float(float)) => Sym::Prim(P::Float(self.observed.float(float, 8, 24))),
+            Sym::Prim(P::Double(float)) => Sym::Prim(P::Double(self.observed.float(float, 11, 53))),
+            Sym::Ref(mut reference) => {
+                reference.is_null = self.observed.truth(reference.object.is_none());
+                Sym::Ref(reference)
+            }
+            unknown @ Sym::Unknown { .. } => unknown,
+        }
+    }
+
+    /// What the run observed, as constants (a model may take it as a
+    /// hint: `Character` beyond ASCII).
     pub(super) fn concretise(&mut self, value: &ExternalValue) -> Sym {
         use Primitive as P;
         match value {

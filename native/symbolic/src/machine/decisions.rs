@@ -38,26 +38,46 @@ impl<'p, 'a> Replay<'p, 'a> {
                 self.loop_bounds.push(site);
             }
         }
-        let text = |c: Option<Bool>| c.map(|c| c.simplify().to_string());
+        let at = Location::of(frame.method.clone(), frame.pc);
+        let text = |c: Option<Bool>| match c {
+            Some(c) => {
+                let (text, observed) = self.clause_text(&c);
+                (Some(text), observed)
+            }
+            None => (None, false),
+        };
+        let (clause, observed) = text(taken_clause);
+        let alternatives = if bounded {
+            Vec::new()
+        } else {
+            others
+                .into_iter()
+                .map(|(outcome, clause)| {
+                    let (clause, observed) = match text(clause) {
+                        // Ruled out by an observed value alone: another
+                        // input may change that value, so this is not
+                        // modelled rather than infeasible.
+                        (Some(text), true) if text == "false" => (None, true),
+                        other => other,
+                    };
+                    Alternative {
+                        outcome,
+                        clause,
+                        declares: Vec::new(),
+                        observed,
+                    }
+                })
+                .collect()
+        };
         self.steps.push(Step {
             taken: Decision {
-                at: Location::of(frame.method.clone(), frame.pc),
+                at,
                 outcome: taken,
-                clause: text(taken_clause),
+                clause,
                 declares: Vec::new(),
+                observed,
             },
-            alternatives: if bounded {
-                Vec::new()
-            } else {
-                others
-                    .into_iter()
-                    .map(|(outcome, clause)| Alternative {
-                        outcome,
-                        clause: text(clause),
-                        declares: Vec::new(),
-                    })
-                    .collect()
-            },
+            alternatives,
         });
     }
 
@@ -70,11 +90,11 @@ impl<'p, 'a> Replay<'p, 'a> {
         throws: Bool,
         exception: &str,
     ) -> Flow<bool> {
-        let simplified = throws.simplify();
+        let simplified = self.observed.pin(&throws).0.simplify();
         let threw = match simplified.as_bool() {
             Some(constant) => constant,
             None => {
-                let threw = self.valuation.truth(&throws);
+                let threw = self.holds(&throws);
                 let (taken, other) = if threw {
                     (Outcome::Throws, Outcome::Proceeds)
                 } else {

@@ -26,6 +26,7 @@ mod cursor;
 mod decisions;
 mod frames;
 mod heap;
+mod observed;
 mod operations;
 
 use std::collections::BTreeMap;
@@ -34,7 +35,7 @@ use testgen_analysis::Hierarchy;
 use testgen_classfile::ClassFile;
 use testgen_exec::{Assertions, TraceEvent};
 use testgen_project::{Blocker, MethodId, Program, Site};
-use z3::ast::{Bool, BV};
+use z3::ast::{Ast, Bool, BV};
 
 use crate::encode::{Act, ArgSym, ArrayElements, Target, Valuation};
 use crate::jdk;
@@ -106,6 +107,7 @@ pub fn replay(
         fresh_variables: 0,
         truncated: false,
         returned: None,
+        observed: observed::Observed::default(),
     };
     let mut starts: Vec<(usize, usize)> = events
         .iter()
@@ -186,6 +188,8 @@ pub(crate) struct Replay<'p, 'a> {
     truncated: bool,
     /// What the statement's own call returned.
     returned: Option<Sym>,
+    /// Values observed from calls that are not modelled.
+    observed: observed::Observed,
 }
 
 /// What the checks of an array access found.
@@ -387,7 +391,19 @@ impl<'p, 'a> Replay<'p, 'a> {
 
     /// Whether a condition holds for this run's inputs.
     pub(crate) fn holds(&self, condition: &Bool) -> bool {
-        self.valuation.truth(condition)
+        self.valuation.truth(&self.observed.pin(condition).0)
+    }
+
+    /// The value of an int term for this run's inputs.
+    fn signed(&self, term: &BV) -> i64 {
+        self.valuation.signed(&self.observed.pin(term).0)
+    }
+
+    /// A clause as the tree keeps it (the observed values pinned), and
+    /// whether it rests on an observed value.
+    pub(crate) fn clause_text(&self, clause: &Bool) -> (String, bool) {
+        let (pinned, observed) = self.observed.pin(clause);
+        (pinned.simplify().to_string(), observed)
     }
 
     pub(crate) fn object(&self, value: &Sym) -> Option<&HeapObject> {
