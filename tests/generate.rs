@@ -733,3 +733,42 @@ fn portable_tests_pass_with_assertions_on_another_machine_and_in_any_order() {
     }
     println!("fixtures/portable: {}", report["summary"]["portability"]);
 }
+
+#[test]
+fn every_catalogue_type_gets_a_value_and_the_tests_pass() {
+    let classes = compile_fixture("inputs");
+    let generated = generate("inputs", &classes, &["--max-runs", "10"]);
+    let report = &generated.report;
+    let class = report["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["class"] == "fixtures.inputs.Catalogue")
+        .unwrap_or_else(|| panic!("Catalogue is not in {report:#}"));
+    let inputs = &class["inputs"];
+    // Every method, and the constructor, called with every argument built.
+    assert_eq!(inputs["methods"], 29, "{inputs:#}");
+    assert_eq!(inputs["fully_built"], inputs["methods"], "{inputs:#}");
+    assert!(inputs.get("lacking").is_none(), "{inputs:#}");
+    // Every outcome of the fixture is reachable: a branch on what a JDK
+    // call returned (`names.contains("a")`) is no proof of the contrary.
+    assert_eq!(class["branches_infeasible"], 0, "{class:#}");
+    let dir = scratch_dir("inputs-run");
+    let test_classes = compile_tests(&dir, &classes, &generated.out, 5);
+    let run = launch(&classes, &test_classes, 5, &[], &[]);
+    assert_eq!(run.failed, 0, "{}", run.summary);
+    let source = fs::read_to_string(
+        generated
+            .out
+            .join("fixtures/inputs/CatalogueGeneratedTest.java"),
+    )
+    .unwrap();
+    // Readable values of JDK types, as a person writes them.
+    for made in [
+        "new ArrayList()",
+        "new StringReader(",
+        "BigInteger.valueOf(",
+    ] {
+        assert!(source.contains(made), "no {made} in\n{source}");
+    }
+}

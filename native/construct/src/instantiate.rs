@@ -398,6 +398,52 @@ impl<V: HoleValues> Instantiator<'_, V> {
                     filled(Target::Statement(statement)),
                 )
             }
+            Choice::Collection {
+                place,
+                class,
+                add,
+                entries,
+            } => {
+                let made = self.push(
+                    Statement::New {
+                        class: class.to_binary(),
+                        descriptor: "()V".into(),
+                        args: Vec::new(),
+                    },
+                    Origin::New {
+                        class: class.clone(),
+                        descriptor: "()V".into(),
+                        args: Vec::new(),
+                        chosen,
+                    },
+                );
+                let length = (self.values.length(place).max(1) as usize).min(entries.len());
+                for entry in &entries[..length] {
+                    let (values, filled_entry) = self.fill_all(entry);
+                    self.push(
+                        Statement::Call {
+                            receiver: Value::Ref { statement: made },
+                            class: class.to_binary(),
+                            name: add.name.clone(),
+                            descriptor: add.descriptor.clone(),
+                            args: values,
+                        },
+                        Origin::Call {
+                            method: add.clone(),
+                            receiver: Some(Filled::Reference {
+                                hole: path.clone(),
+                                nullable: false,
+                                target: Target::Statement(made),
+                            }),
+                            args: filled_entry,
+                        },
+                    );
+                }
+                (
+                    Value::Ref { statement: made },
+                    filled(Target::Statement(made)),
+                )
+            }
             Choice::Constant { class, field } => {
                 let statement = self.push(
                     Statement::GetField {

@@ -4,6 +4,10 @@
 //! - [`recipes`]: the ways to build a value of a reference type from the
 //!   program (constructors of its implementations, factories, constants,
 //!   literals of the JDK's value types), computed once per type;
+//! - [`generics`]: what a generic parameter holds (`List<Money>`), from the
+//!   method's signature;
+//! - [`jdk`]: the catalogue of JDK types (collections, streams, numbers,
+//!   readers...) and the readable way to make each;
 //! - [`template`]: a [`Template`] of a call, the statements that build its
 //!   receiver and arguments with typed holes where values are to be chosen,
 //!   bounded whatever the types' shape;
@@ -19,7 +23,9 @@
 //! [`Bounds::max_holes`] holes; no I/O, no solver.
 
 pub mod contexts;
+pub mod generics;
 pub mod instantiate;
+pub mod jdk;
 pub mod recipes;
 pub mod template;
 

@@ -19,6 +19,8 @@ use testgen_classfile::descriptor::BaseType;
 use testgen_classfile::ClassFile;
 use testgen_project::{ClassName, MethodId, Program};
 
+use crate::jdk;
+
 /// One way to obtain a value of a reference type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Recipe {
@@ -40,6 +42,14 @@ pub enum Recipe {
     Factory { method: MethodId },
     /// A public static final field of the type (`CSVFormat.DEFAULT`).
     Constant { class: ClassName, field: String },
+    /// A JDK collection or map: `new class()`, then `add` (or `put`) called
+    /// for each entry, whose arguments are of the types in `entry`
+    /// (descriptors).
+    Collection {
+        class: ClassName,
+        add: MethodId,
+        entry: Vec<String>,
+    },
 }
 
 impl Recipe {
@@ -132,7 +142,8 @@ impl<'p, 'a> Recipes<'p, 'a> {
     }
 
     /// The ways to obtain a `class`, most direct first: a string or boxed
-    /// literal for those types, an enum's constants, else each public
+    /// literal for those types, an enum's constants, else the JDK
+    /// catalogue's ways for a JDK type ([`jdk::recipes`]), then each public
     /// constructor of each concrete public class of the program assignable
     /// to `class` (by name), the static factories of `class` that return
     /// it, its public constants of its own type; and for `Object`, a string
@@ -161,7 +172,7 @@ impl<'p, 'a> Recipes<'p, 'a> {
                 base,
             }];
         }
-        if matches!(internal, "java/lang/String" | "java/lang/CharSequence") {
+        if internal == "java/lang/String" {
             return vec![Recipe::Str];
         }
         let constants = self.program.enum_constants(class);
@@ -171,7 +182,9 @@ impl<'p, 'a> Recipes<'p, 'a> {
                 constants,
             }];
         }
-        let mut recipes = self.objects_of(class);
+        // The JDK's own ways first, then the program's implementations.
+        let mut recipes = jdk::recipes(class);
+        recipes.extend(self.objects_of(class));
         if internal == "java/lang/Object" {
             // A loosely typed parameter: the program's own classes first,
             // then the values people pass most.

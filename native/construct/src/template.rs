@@ -22,6 +22,7 @@ use std::collections::VecDeque;
 use testgen_classfile::descriptor::{BaseType, ElementType, FieldType, MethodDescriptor};
 use testgen_project::{ClassName, MethodId};
 
+use crate::generics::{parameter_type_arguments, TypeArguments};
 use crate::recipes::{Recipe, Recipes};
 
 /// Limits that keep templates, and so the values they hold, small.
@@ -105,9 +106,29 @@ pub enum Choice {
         class: ClassName,
         field: String,
     },
+    /// A JDK collection or map made empty, then filled: each entry is the
+    /// holes of one `add` (or `put`) call; how many are used (one at least)
+    /// is the variable `{place}.len`.
+    Collection {
+        /// The choice's own place (`p0.c1`), which names its variables.
+        place: String,
+        class: ClassName,
+        add: MethodId,
+        entries: Vec<Vec<Hole>>,
+    },
 }
 
 impl Choice {
+    /// The holes of what the choice builds (elements, arguments, entries).
+    pub fn inner_holes(&self) -> Vec<&Hole> {
+        match self {
+            Choice::ReferenceArray { elements, .. } => elements.iter().collect(),
+            Choice::New { args, .. } | Choice::Factory { args, .. } => args.iter().collect(),
+            Choice::Collection { entries, .. } => entries.iter().flatten().collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The runtime class of what the choice builds (internal name, or an
     /// array descriptor).
     pub fn class(&self) -> String {
@@ -116,7 +137,8 @@ impl Choice {
             Choice::Boxed { class, .. }
             | Choice::Enum { class, .. }
             | Choice::New { class, .. }
-            | Choice::Constant { class, .. } => class.as_internal().to_string(),
+            | Choice::Constant { class, .. }
+            | Choice::Collection { class, .. } => class.as_internal().to_string(),
             Choice::Factory { method, .. } => method.class.as_internal().to_string(),
             Choice::PrimitiveArray { element } => format!("[{}", element.descriptor_char()),
             Choice::ReferenceArray { descriptor, .. } => descriptor.clone(),
@@ -177,6 +199,7 @@ impl Template {
             roots.push(Root {
                 path: "r".into(),
                 descriptor: target.class.descriptor(),
+                type_arguments: Vec::new(),
                 nullable: false,
                 objects_only: true,
             });
@@ -186,15 +209,22 @@ impl Template {
                 roots.push(Root {
                     path: format!("q{k}.a{i}"),
                     descriptor,
+                    type_arguments: Vec::new(),
                     nullable: true,
                     objects_only: false,
                 });
             }
         }
-        for (i, descriptor) in parameters(&target)?.into_iter().enumerate() {
+        let descriptors = parameters(&target)?;
+        let type_arguments =
+            parameter_type_arguments(recipes.program(), &target, descriptors.len());
+        for (i, (descriptor, type_arguments)) in
+            descriptors.into_iter().zip(type_arguments).enumerate()
+        {
             roots.push(Root {
                 path: format!("p{i}"),
                 descriptor,
+                type_arguments,
                 nullable: true,
                 objects_only: false,
             });
@@ -246,12 +276,7 @@ impl Template {
             out.push(hole);
             if let HoleKind::Reference { choices, .. } = &hole.kind {
                 for choice in choices {
-                    let inner = match choice {
-                        Choice::ReferenceArray { elements, .. } => elements.as_slice(),
-                        Choice::New { args, .. } | Choice::Factory { args, .. } => args.as_slice(),
-                        _ => &[],
-                    };
-                    for hole in inner {
+                    for hole in choice.inner_holes() {
                         walk(hole, out);
                     }
                 }
@@ -290,6 +315,8 @@ pub fn type_descriptor(ty: &FieldType<'_>) -> String {
 struct Root {
     path: String,
     descriptor: String,
+    /// What its type's parameters are known to be (`List<Money>`).
+    type_arguments: TypeArguments,
     nullable: bool,
     /// Only recipes that build an object (constructors, factories,
     /// constants).
@@ -301,6 +328,7 @@ struct Root {
 struct Node {
     path: String,
     descriptor: String,
+    type_arguments: TypeArguments,
     depth: u32,
     nullable: bool,
     objects_only: bool,
@@ -321,6 +349,12 @@ enum NodeChoice {
     Factory {
         method: MethodId,
         args: Vec<usize>,
+    },
+    Collection {
+        place: String,
+        class: ClassName,
+        add: MethodId,
+        entries: Vec<Vec<usize>>,
     },
 }
 
@@ -348,6 +382,7 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
             .map(|root| {
                 let index = self.add(root.path, root.descriptor, 0, root.nullable);
                 self.nodes[index].objects_only = root.objects_only;
+                self.nodes[index].type_arguments = root.type_arguments;
                 index
             })
             .collect();
@@ -361,6 +396,7 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
         self.nodes.push(Node {
             path,
             descriptor,
+            type_arguments: Vec::new(),
             depth,
             nullable,
             objects_only: false,
@@ -383,11 +419,12 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
     }
 
     fn expand(&mut self, index: usize) {
-        let (path, descriptor, depth, objects_only) = {
+        let (path, descriptor, type_arguments, depth, objects_only) = {
             let node = &self.nodes[index];
             (
                 node.path.clone(),
                 node.descriptor.clone(),
+                node.type_arguments.clone(),
                 node.depth,
                 node.objects_only,
             )
@@ -473,6 +510,28 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
                             };
                             NodeChoice::Factory { method, args }
                         }
+                        Recipe::Collection { class, add, entry } => {
+                            // The parameter's own element (key, value)
+                            // types where its signature says them.
+                            let entry: Vec<String> = if type_arguments.len() == entry.len() {
+                                entry
+                                    .into_iter()
+                                    .zip(&type_arguments)
+                                    .map(|(default, known)| known.clone().unwrap_or(default))
+                                    .collect()
+                            } else {
+                                entry
+                            };
+                            let Some(entries) = self.entries(&prefix, &entry, depth) else {
+                                continue;
+                            };
+                            NodeChoice::Collection {
+                                place: prefix,
+                                class,
+                                add,
+                                entries,
+                            }
+                        }
                     };
                     choices.push(choice);
                 }
@@ -497,6 +556,36 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
                 .into_iter()
                 .enumerate()
                 .map(|(i, p)| self.add(format!("{prefix}.a{i}"), p, depth + 1, true))
+                .collect(),
+        )
+    }
+
+    /// The entry holes of a collection below a hole at `depth`, as many
+    /// entries as an array of references holds (`{prefix}.e{i}` for a
+    /// single-argument entry, `{prefix}.e{i}.a{j}` for a map's); never null
+    /// (sorted and array-backed collections refuse it). `None` when the
+    /// collection would nest too deep or the template has no room.
+    fn entries(&mut self, prefix: &str, entry: &[String], depth: u32) -> Option<Vec<Vec<usize>>> {
+        let count = self.bounds.max_reference_array_length as usize;
+        if depth >= self.bounds.max_object_depth || !self.room_for(count * entry.len()) {
+            return None;
+        }
+        Some(
+            (0..count)
+                .map(|i| {
+                    entry
+                        .iter()
+                        .enumerate()
+                        .map(|(j, descriptor)| {
+                            let path = if entry.len() == 1 {
+                                format!("{prefix}.e{i}")
+                            } else {
+                                format!("{prefix}.e{i}.a{j}")
+                            };
+                            self.add(path, descriptor.clone(), depth + 1, false)
+                        })
+                        .collect()
+                })
                 .collect(),
         )
     }
@@ -532,6 +621,20 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
                         NodeChoice::Factory { method, args } => Choice::Factory {
                             method: method.clone(),
                             args: args.iter().map(|&i| self.hole(i)).collect(),
+                        },
+                        NodeChoice::Collection {
+                            place,
+                            class,
+                            add,
+                            entries,
+                        } => Choice::Collection {
+                            place: place.clone(),
+                            class: class.clone(),
+                            add: add.clone(),
+                            entries: entries
+                                .iter()
+                                .map(|entry| entry.iter().map(|&i| self.hole(i)).collect())
+                                .collect(),
                         },
                     })
                     .collect(),

@@ -64,9 +64,76 @@ fn a_type_is_built_by_its_implementations_factories_and_constants() {
             "constant EMPTY",
         ]
     );
+    // A JDK interface: the catalogue's readable ways first.
     assert_eq!(
         recipes.of(&ClassName::internal("java/lang/CharSequence")),
-        [Recipe::Str]
+        [
+            Recipe::Str,
+            Recipe::New {
+                class: ClassName::internal("java/lang/StringBuilder"),
+                descriptor: "(Ljava/lang/String;)V".into()
+            }
+        ]
+    );
+}
+
+#[test]
+fn a_generic_collection_parameter_is_filled_with_elements_of_its_type() {
+    let classes = classes();
+    let program = program(&classes);
+    let recipes = Recipes::new(&program);
+    // `Node(List<Node> children, Node parent)`.
+    let target = MethodId::of(
+        "fixtures/construct/Node",
+        "<init>",
+        "(Ljava/util/List;Lfixtures/construct/Node;)V",
+    );
+    let template = Template::new(&recipes, target, false, &[], Bounds::default()).unwrap();
+    let HoleKind::Reference { choices, .. } = &template.args[0].kind else {
+        panic!("a list parameter is a reference hole")
+    };
+    let Some(Choice::Collection {
+        place,
+        class,
+        add,
+        entries,
+    }) = choices.first()
+    else {
+        panic!("a list is an ArrayList with elements first: {choices:?}")
+    };
+    assert_eq!(
+        (place.as_str(), class.as_internal()),
+        ("p0.c0", "java/util/ArrayList")
+    );
+    assert_eq!(add.name, "add");
+    assert_eq!(
+        entries.len(),
+        Bounds::default().max_reference_array_length as usize
+    );
+    // Each element is a Node (from the signature, not the erased Object),
+    // never null.
+    let HoleKind::Reference {
+        nullable,
+        choices: elements,
+    } = &entries[0][0].kind
+    else {
+        panic!("an element is a reference hole")
+    };
+    assert!(!nullable);
+    assert!(
+        !elements.is_empty()
+            && elements
+                .iter()
+                .all(|c| c.class() == "fixtures/construct/Node"),
+        "{elements:?}"
+    );
+    // The empty list is a choice too.
+    assert!(
+        choices
+            .iter()
+            .any(|c| matches!(c, Choice::New { class, descriptor, .. }
+            if class.as_internal() == "java/util/ArrayList" && descriptor == "()V")),
+        "{choices:?}"
     );
 }
 

@@ -366,6 +366,16 @@ fn declare(hole: &Hole, bounds: &InputBounds, out: &mut String) {
                     declare(arg, bounds, out);
                 }
             }
+            Choice::Collection { place, entries, .. } => {
+                let length = quoted(&format!("{place}.len"));
+                out.push_str(&format!("(declare-const {length} (_ BitVec 32))\n"));
+                // Not empty: the empty collection is a choice of its own,
+                // and the first run should hold an element.
+                out.push_str(&int_range(&length, 1, entries.len() as i64));
+                for hole in entries.iter().flatten() {
+                    declare(hole, bounds, out);
+                }
+            }
             Choice::Constant { .. } => {}
         }
     }

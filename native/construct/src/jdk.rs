@@ -1,0 +1,223 @@
+//! The catalogue of JDK types a public API takes, each with the ways a
+//! person would make one in a test: `new StringReader("...")` for a
+//! `Reader`, an `ArrayList` filled with `add` for a `List`,
+//! `BigInteger.valueOf(7)` for a `Number`. The parts that matter (the text,
+//! the elements, the number) are holes, so the solver and a search choose
+//! them.
+//!
+//! Chosen for readability and for values that are legal whatever the holes
+//! hold: a sorted collection gets string elements (any two compare), a
+//! factory that rejects most of its inputs (`LocalDate.of`) is not used
+//! where one that takes them all exists (`LocalDate.ofEpochDay`). Nothing
+//! that writes files or opens connections.
+
+use testgen_classfile::descriptor::BaseType;
+use testgen_project::{ClassName, MethodId};
+
+use crate::recipes::Recipe;
+
+const STRING: &str = "Ljava/lang/String;";
+/// The elements of a collection whose element type is not known: strings,
+/// the elements people put in collections most, readable and comparable.
+const ELEMENT: &str = STRING;
+
+/// The catalogue's recipes for a JDK type, most readable first; empty for a
+/// type it does not know (the program's own implementations still apply).
+/// Strings, boxed primitives and enums have recipes of their own.
+pub fn recipes(class: &ClassName) -> Vec<Recipe> {
+    let internal = class.as_internal();
+    let new = |class: &str, descriptor: &str| Recipe::New {
+        class: ClassName::internal(class),
+        descriptor: descriptor.into(),
+    };
+    let factory = |class: &str, name: &str, descriptor: &str| Recipe::Factory {
+        method: MethodId::new(ClassName::internal(class), name, descriptor),
+    };
+    let boxed = |class: &str, base: BaseType| Recipe::Boxed {
+        class: ClassName::internal(class),
+        base,
+    };
+    let constant = |field: &str| Recipe::Constant {
+        class: class.clone(),
+        field: field.into(),
+    };
+    match internal {
+        "java/lang/CharSequence" => vec![
+            Recipe::Str,
+            new("java/lang/StringBuilder", "(Ljava/lang/String;)V"),
+        ],
+        "java/lang/StringBuilder" | "java/lang/StringBuffer" | "java/lang/Appendable" => {
+            let made = if internal == "java/lang/StringBuffer" {
+                "java/lang/StringBuffer"
+            } else {
+                "java/lang/StringBuilder"
+            };
+            vec![new(made, "(Ljava/lang/String;)V")]
+        }
+        "java/lang/Comparable" => vec![Recipe::Str, boxed("java/lang/Integer", BaseType::Int)],
+        "java/lang/Number" => vec![
+            boxed("java/lang/Integer", BaseType::Int),
+            boxed("java/lang/Long", BaseType::Long),
+            boxed("java/lang/Double", BaseType::Double),
+            factory(
+                "java/math/BigInteger",
+                "valueOf",
+                "(J)Ljava/math/BigInteger;",
+            ),
+            factory(
+                "java/math/BigDecimal",
+                "valueOf",
+                "(J)Ljava/math/BigDecimal;",
+            ),
+        ],
+        "java/math/BigInteger" => {
+            vec![factory(
+                "java/math/BigInteger",
+                "valueOf",
+                "(J)Ljava/math/BigInteger;",
+            )]
+        }
+        "java/math/BigDecimal" => vec![
+            factory(
+                "java/math/BigDecimal",
+                "valueOf",
+                "(J)Ljava/math/BigDecimal;",
+            ),
+            factory(
+                "java/math/BigDecimal",
+                "valueOf",
+                "(JI)Ljava/math/BigDecimal;",
+            ),
+        ],
+        "java/lang/Iterable"
+        | "java/util/Collection"
+        | "java/util/List"
+        | "java/util/AbstractList"
+        | "java/util/AbstractCollection"
+        | "java/util/ArrayList" => Vec::from(collection("java/util/ArrayList", ELEMENT)),
+        "java/util/LinkedList" => Vec::from(collection("java/util/LinkedList", ELEMENT)),
+        "java/util/Set" | "java/util/AbstractSet" | "java/util/HashSet" => {
+            Vec::from(collection("java/util/HashSet", ELEMENT))
+        }
+        "java/util/LinkedHashSet" => Vec::from(collection("java/util/LinkedHashSet", ELEMENT)),
+        "java/util/SortedSet" | "java/util/NavigableSet" | "java/util/TreeSet" => {
+            Vec::from(collection("java/util/TreeSet", STRING))
+        }
+        "java/util/Queue" | "java/util/Deque" | "java/util/ArrayDeque" => {
+            Vec::from(collection("java/util/ArrayDeque", ELEMENT))
+        }
+        "java/util/Map" | "java/util/AbstractMap" | "java/util/HashMap" => {
+            Vec::from(map("java/util/HashMap", ELEMENT))
+        }
+        "java/util/LinkedHashMap" => Vec::from(map("java/util/LinkedHashMap", ELEMENT)),
+        "java/util/SortedMap" | "java/util/NavigableMap" | "java/util/TreeMap" => {
+            Vec::from(map("java/util/TreeMap", STRING))
+        }
+        "java/util/Optional" => vec![factory(
+            "java/util/Optional",
+            "ofNullable",
+            "(Ljava/lang/Object;)Ljava/util/Optional;",
+        )],
+        "java/util/Locale" => vec![constant("ROOT"), constant("US"), constant("FRANCE")],
+        "java/util/regex/Pattern" => vec![factory(
+            "java/util/regex/Pattern",
+            "compile",
+            "(Ljava/lang/String;)Ljava/util/regex/Pattern;",
+        )],
+        "java/time/Duration" | "java/time/temporal/TemporalAmount" => {
+            vec![factory(
+                "java/time/Duration",
+                "ofMillis",
+                "(J)Ljava/time/Duration;",
+            )]
+        }
+        "java/time/Instant" => {
+            vec![factory(
+                "java/time/Instant",
+                "ofEpochMilli",
+                "(J)Ljava/time/Instant;",
+            )]
+        }
+        "java/time/LocalDate" => {
+            vec![factory(
+                "java/time/LocalDate",
+                "ofEpochDay",
+                "(J)Ljava/time/LocalDate;",
+            )]
+        }
+        "java/io/Reader" | "java/io/StringReader" => {
+            vec![new("java/io/StringReader", "(Ljava/lang/String;)V")]
+        }
+        "java/io/BufferedReader" => vec![new("java/io/BufferedReader", "(Ljava/io/Reader;)V")],
+        "java/io/Writer" | "java/io/StringWriter" => vec![new("java/io/StringWriter", "()V")],
+        "java/io/PrintWriter" => vec![new("java/io/PrintWriter", "(Ljava/io/Writer;)V")],
+        "java/io/InputStream" | "java/io/ByteArrayInputStream" => {
+            vec![new("java/io/ByteArrayInputStream", "([B)V")]
+        }
+        "java/io/OutputStream" | "java/io/ByteArrayOutputStream" => {
+            vec![new("java/io/ByteArrayOutputStream", "()V")]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// A collection holding elements (one at least), each given with `add`;
+/// then the empty one as another choice.
+fn collection(class: &str, element: &str) -> [Recipe; 2] {
+    filled(class, "add", "(Ljava/lang/Object;)Z", vec![element.into()])
+}
+
+/// A map holding entries (one at least), each given with `put`; then the
+/// empty one. Values are strings like the keys.
+fn map(class: &str, key: &str) -> [Recipe; 2] {
+    filled(
+        class,
+        "put",
+        "(Ljava/lang/Object;Ljava/lang/Object;)Ljava/lang/Object;",
+        vec![key.into(), ELEMENT.into()],
+    )
+}
+
+fn filled(class: &str, add: &str, descriptor: &str, entry: Vec<String>) -> [Recipe; 2] {
+    let name = ClassName::internal(class);
+    [
+        Recipe::Collection {
+            class: name.clone(),
+            add: MethodId::new(name.clone(), add, descriptor),
+            entry,
+        },
+        Recipe::New {
+            class: name,
+            descriptor: "()V".into(),
+        },
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interfaces_get_a_concrete_readable_class() {
+        let first = |name: &str| recipes(&ClassName::internal(name)).into_iter().next();
+        assert!(matches!(
+            first("java/util/List"),
+            Some(Recipe::Collection { class, .. }) if class.as_internal() == "java/util/ArrayList"
+        ));
+        assert!(matches!(
+            first("java/io/Reader"),
+            Some(Recipe::New { class, .. }) if class.as_internal() == "java/io/StringReader"
+        ));
+        assert!(matches!(first("java/lang/CharSequence"), Some(Recipe::Str)));
+        // Sorted collections hold strings: any two compare.
+        assert!(matches!(
+            first("java/util/TreeSet"),
+            Some(Recipe::Collection { entry, .. }) if entry == vec![STRING.to_string()]
+        ));
+        assert!(matches!(
+            first("java/util/Map"),
+            Some(Recipe::Collection { add, entry, .. }) if add.name == "put" && entry.len() == 2
+        ));
+        assert_eq!(first("java/lang/Thread"), None);
+    }
+}
