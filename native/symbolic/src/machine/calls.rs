@@ -117,7 +117,7 @@ impl<'p, 'a> Replay<'p, 'a> {
                 taken: Decision {
                     at: Location::of(frame.method.clone(), frame.pc),
                     outcome: Outcome::Proceeds,
-                    clause: Some(clause),
+                    clause,
                     declares: assumed.declares,
                     observed,
                 },
@@ -193,24 +193,25 @@ impl<'p, 'a> Replay<'p, 'a> {
                 },
                 alternatives: vec![Alternative {
                     outcome: Outcome::Proceeds,
-                    clause: Some(clause),
+                    clause,
                     declares: assumed.declares,
                     observed,
                 }],
             });
         } else if let Some(throws) = jdk::throws(self, family, call) {
-            let (pinned, observed) = self.observed.pin(&throws);
+            let (throws_text, observed) = self.clause_text(&throws);
+            let (proceeds_text, _) = self.clause_text(&throws.not());
             self.steps.push(Step {
                 taken: Decision {
                     at,
                     outcome: Outcome::Throws,
-                    clause: Some(pinned.to_string()),
+                    clause: throws_text,
                     declares: Vec::new(),
                     observed,
                 },
                 alternatives: vec![Alternative {
                     outcome: Outcome::Proceeds,
-                    clause: Some(pinned.not().to_string()),
+                    clause: proceeds_text,
                     declares: Vec::new(),
                     observed,
                 }],
@@ -229,22 +230,14 @@ impl<'p, 'a> Replay<'p, 'a> {
         Ok(Control::Next)
     }
 
-    /// An observed value as the call's result where nothing models it: a
-    /// stand-in ([`super::observed`]) for a primitive, and for a reference
-    /// whether it is null.
+    /// An observed value as the call's result where nothing models it:
+    /// the path rests on it from here on (not on the nothing a `void` call
+    /// returns, such as `Object.<init>`).
     fn stand_in(&mut self, value: Sym) -> Sym {
-        use Primitive as P;
-        match value {
-            Sym::Prim(P::Int(bits)) => Sym::Prim(P::Int(self.observed.bits(bits))),
-            Sym::Prim(P::Long(bits)) => Sym::Prim(P::Long(self.observed.bits(bits))),
-            Sym::Prim(P::Float(float)) => Sym::Prim(P::Float(self.observed.float(float, 8, 24))),
-            Sym::Prim(P::Double(float)) => Sym::Prim(P::Double(self.observed.float(float, 11, 53))),
-            Sym::Ref(mut reference) => {
-                reference.is_null = self.observed.truth(reference.object.is_none());
-                Sym::Ref(reference)
-            }
-            unknown @ Sym::Unknown { .. } => unknown,
+        if !matches!(value, Sym::Unknown { .. }) {
+            self.observed.note();
         }
+        value
     }
 
     /// What the run observed, as constants (a model may take it as a

@@ -40,10 +40,7 @@ impl<'p, 'a> Replay<'p, 'a> {
         }
         let at = Location::of(frame.method.clone(), frame.pc);
         let text = |c: Option<Bool>| match c {
-            Some(c) => {
-                let (text, observed) = self.clause_text(&c);
-                (Some(text), observed)
-            }
+            Some(c) => self.clause_text(&c),
             None => (None, false),
         };
         let (clause, observed) = text(taken_clause);
@@ -53,13 +50,7 @@ impl<'p, 'a> Replay<'p, 'a> {
             others
                 .into_iter()
                 .map(|(outcome, clause)| {
-                    let (clause, observed) = match text(clause) {
-                        // Ruled out by an observed value alone: another
-                        // input may change that value, so this is not
-                        // modelled rather than infeasible.
-                        (Some(text), true) if text == "false" => (None, true),
-                        other => other,
-                    };
+                    let (clause, observed) = text(clause);
                     Alternative {
                         outcome,
                         clause,
@@ -90,7 +81,7 @@ impl<'p, 'a> Replay<'p, 'a> {
         throws: Bool,
         exception: &str,
     ) -> Flow<bool> {
-        let simplified = self.observed.pin(&throws).0.simplify();
+        let simplified = throws.simplify();
         let threw = match simplified.as_bool() {
             Some(constant) => constant,
             None => {

@@ -35,7 +35,7 @@ use testgen_analysis::Hierarchy;
 use testgen_classfile::ClassFile;
 use testgen_exec::{Assertions, TraceEvent};
 use testgen_project::{Blocker, MethodId, Program, Site};
-use z3::ast::{Ast, Bool, BV};
+use z3::ast::{Ast, Bool, Dynamic, BV};
 
 use crate::encode::{Act, ArgSym, ArrayElements, Target, Valuation};
 use crate::jdk;
@@ -391,19 +391,21 @@ impl<'p, 'a> Replay<'p, 'a> {
 
     /// Whether a condition holds for this run's inputs.
     pub(crate) fn holds(&self, condition: &Bool) -> bool {
-        self.valuation.truth(&self.observed.pin(condition).0)
+        self.valuation.truth(condition)
     }
 
     /// The value of an int term for this run's inputs.
     fn signed(&self, term: &BV) -> i64 {
-        self.valuation.signed(&self.observed.pin(term).0)
+        self.valuation.signed(term)
     }
 
-    /// A clause as the tree keeps it (the observed values pinned), and
-    /// whether it rests on an observed value.
-    pub(crate) fn clause_text(&self, clause: &Bool) -> (String, bool) {
-        let (pinned, observed) = self.observed.pin(clause);
-        (pinned.simplify().to_string(), observed)
+    /// A clause as the tree keeps it (`None`: too large to write out, not
+    /// modelled), and whether it may rest on an observed value.
+    pub(crate) fn clause_text(&self, clause: &Bool) -> (Option<String>, bool) {
+        let simplified = clause.simplify();
+        let text =
+            written_size_within(&simplified, MAX_CLAUSE_TERMS).then(|| simplified.to_string());
+        (text, self.observed.used())
     }
 
     pub(crate) fn object(&self, value: &Sym) -> Option<&HeapObject> {
@@ -413,6 +415,27 @@ impl<'p, 'a> Replay<'p, 'a> {
     fn runtime_class(&self, value: &Sym) -> Option<String> {
         self.object(value).map(|o| o.class().to_string())
     }
+}
+
+/// Terms a clause may have when written out as a tree. A loop that feeds a
+/// value back into itself (`size = max(size << 1, needed)`) shares
+/// subterms, and the text of such a term doubles with every turn: one
+/// clause of commons-io's ByteArrayOutputStream took gigabytes.
+const MAX_CLAUSE_TERMS: usize = 20_000;
+
+/// Whether `term`, written out as a tree, has at most `limit` subterms
+/// (counting stops at the limit, so the check costs at most that).
+fn written_size_within(term: &Bool, limit: usize) -> bool {
+    let mut left = limit;
+    let mut pending = vec![Dynamic::from_ast(term)];
+    while let Some(next) = pending.pop() {
+        if left == 0 {
+            return false;
+        }
+        left -= 1;
+        pending.extend(next.children());
+    }
+    true
 }
 
 /// A malformed class (a bad constant-pool entry or descriptor) stops the
