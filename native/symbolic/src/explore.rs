@@ -191,7 +191,7 @@ fn explore_in_fresh_context(
             return Ok(found);
         }
     };
-    let mut next = match solve(&models[0], "", &[], limits(options), &mut found) {
+    let mut next = match solve(&models[0], "", &[], limits(options, started), &mut found) {
         Solved::Inputs(valuation) => Some((0usize, valuation, None)),
         _ => {
             found.failure = Some(Blocker::NotExplorable {
@@ -460,7 +460,7 @@ fn next_inputs(
                     &models[context],
                     &declarations,
                     &slice,
-                    limits(options),
+                    limits(options, started),
                     found,
                 );
                 if let Solved::Infeasible = solved {
@@ -474,14 +474,24 @@ fn next_inputs(
             &models[context],
             &declarations,
             &clauses,
-            limits(options),
+            limits(options, started),
             found,
         ) {
             Solved::Inputs(valuation) => return Some((context, valuation, Some(leaf))),
             Solved::Infeasible => found.tree.settle(leaf, Leaf::Infeasible),
             Solved::Unknown => {
-                match search_special_values(&models[context], &declarations, &clauses, found) {
+                let deadline = started + options.budget;
+                match search_special_values(
+                    &models[context],
+                    &declarations,
+                    &clauses,
+                    found,
+                    deadline,
+                ) {
                     Some(valuation) => return Some((context, valuation, Some(leaf))),
+                    // The budget ran out, not the solver: the leaf stays
+                    // open (the report says budget).
+                    None if Instant::now() >= deadline => return None,
                     None => {
                         found.tree.settle(leaf, Leaf::TimedOut);
                         found.blockers.insert(Blocker::SolverUnknown);
@@ -564,12 +574,14 @@ fn symbols(clause: &str) -> BTreeSet<&str> {
 /// When the solver gives up (typically on floating-point division), tries
 /// the values that decide most branches by hand: zero, one, minus one, the
 /// extremes, NaN and the infinities, in a fixed order. Each try fixes every
-/// primitive argument, which leaves z3 only evaluation to do.
+/// primitive argument, which leaves z3 only evaluation to do. Stops at
+/// `deadline` (the method's budget).
 fn search_special_values(
     model: &InputModel,
     declarations: &str,
     clauses: &[String],
     found: &mut Exploration,
+    deadline: Instant,
 ) -> Option<Valuation> {
     const TRIES: usize = 160;
     let variables = model.primitive_arguments();
@@ -582,6 +594,10 @@ fn search_special_values(
         .collect();
     let mut odometer = vec![0usize; variables.len()];
     for _ in 0..TRIES {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return None;
+        }
         let mut fixed: Vec<String> = clauses.to_vec();
         for ((name, _), (pool, at)) in variables.iter().zip(pools.iter().zip(&odometer)) {
             fixed.push(format!("(= |{name}| {})", pool[*at]));
@@ -590,7 +606,7 @@ fn search_special_values(
             model,
             declarations,
             &fixed,
-            (Duration::from_secs(2), 200_000),
+            (Duration::from_secs(2).min(left), 200_000),
             found,
         ) {
             return Some(valuation);
@@ -612,8 +628,18 @@ fn search_special_values(
     None
 }
 
-fn limits(options: &ExploreOptions) -> (Duration, u32) {
-    (options.solver_timeout, options.solver_rlimit)
+/// The solver's limits for one query: its own timeout and resource limit,
+/// but never past the method's budget (one query used to run ten seconds
+/// over a budget of one).
+fn limits(options: &ExploreOptions, started: Instant) -> (Duration, u32) {
+    let left = options.budget.saturating_sub(started.elapsed());
+    (
+        options
+            .solver_timeout
+            .min(left)
+            .max(Duration::from_millis(1)),
+        options.solver_rlimit,
+    )
 }
 
 enum Solved {
@@ -668,4 +694,31 @@ fn read_script(solver: &Solver, script: &str) -> bool {
     solver.from_string(script);
     let asserted = script.matches("(assert ").count();
     solver.get_assertions().len() == asserted
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_query_never_runs_past_the_methods_budget() {
+        let options = ExploreOptions {
+            budget: Duration::from_secs(1),
+            solver_timeout: Duration::from_secs(10),
+            ..ExploreOptions::default()
+        };
+        let half_spent = Instant::now() - Duration::from_millis(500);
+        let (timeout, rlimit) = limits(&options, half_spent);
+        assert!(timeout <= Duration::from_millis(500), "{timeout:?}");
+        assert_eq!(rlimit, options.solver_rlimit);
+        // Spent: a millisecond, never a zero timeout.
+        let spent = Instant::now() - Duration::from_secs(2);
+        assert_eq!(limits(&options, spent).0, Duration::from_millis(1));
+        // Plenty left: the solver's own timeout.
+        let fresh = ExploreOptions {
+            budget: Duration::from_secs(60),
+            ..options
+        };
+        assert_eq!(limits(&fresh, Instant::now()).0, Duration::from_secs(10));
+    }
 }
