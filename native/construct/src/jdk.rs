@@ -110,6 +110,8 @@ pub fn recipes(class: &ClassName) -> Vec<Recipe> {
             Vec::from(map("java/util/HashMap", ELEMENT))
         }
         "java/util/LinkedHashMap" => Vec::from(map("java/util/LinkedHashMap", ELEMENT)),
+        // Text keys and values, as `Properties` holds.
+        "java/util/Properties" => Vec::from(map("java/util/Properties", STRING)),
         "java/util/SortedMap" | "java/util/NavigableMap" | "java/util/TreeMap" => {
             Vec::from(map("java/util/TreeMap", STRING))
         }

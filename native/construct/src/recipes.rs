@@ -198,8 +198,8 @@ impl<'p, 'a> Recipes<'p, 'a> {
     }
 
     /// The recipes that build an object of `class`: its implementations'
-    /// constructors, its factories and constants (no literal, no enum
-    /// constant).
+    /// constructors, its own factories, the factories of other classes that
+    /// return it, and its constants (no literal, no enum constant).
     pub fn objects_of(&self, class: &ClassName) -> Vec<Recipe> {
         let internal = class.as_internal();
         let mut recipes = Vec::new();
@@ -220,6 +220,15 @@ impl<'p, 'a> Recipes<'p, 'a> {
         }
         for method in self.static_factories(class) {
             recipes.push(Recipe::Factory { method });
+        }
+        // Then other classes' factories (`Option.builder()` for an
+        // `Option.Builder`), in class order.
+        for method in self.factories_anywhere(class) {
+            if method.class != *class {
+                recipes.push(Recipe::Factory {
+                    method: method.clone(),
+                });
+            }
         }
         for field in self.static_constants(class) {
             recipes.push(Recipe::Constant {

@@ -39,6 +39,14 @@ fn a_type_is_built_by_its_implementations_factories_and_constants() {
                 class: ClassName::internal("fixtures/construct/Square"),
                 descriptor: "(D)V".into()
             },
+            // A factory of another class that returns the type.
+            Recipe::Factory {
+                method: MethodId::of(
+                    "fixtures/construct/Shapes",
+                    "unit",
+                    "()Lfixtures/construct/Shape;"
+                )
+            },
         ]
     );
     let node = ClassName::internal("fixtures/construct/Node");
