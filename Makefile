@@ -50,8 +50,9 @@ test: lint
 	$(CARGO) test --locked --workspace -- --show-output
 
 # The benchmark (scripts/bench.sh): builds in release mode, runs testgen with
-# a fixed seed and limits on the fixtures and on every public class of Debian's
-# commons-cli, commons-codec and commons-csv, compiles and runs the generated
+# a fixed seed and limits on the fixtures, on every public class of Debian's
+# commons-cli, commons-codec and commons-csv and on fixed samples of commons-io
+# and gson, compiles and runs the generated
 # tests with JUnit 5 under JaCoCo, re-runs testgen unchanged and after one
 # class changed, and prints coverage, time, memory and incremental figures
 # (JSON: target/bench/bench.json). Fails when a generated test fails or does
