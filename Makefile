@@ -56,7 +56,7 @@ test: lint
 # tests with JUnit 5 under JaCoCo, re-runs testgen unchanged and after one
 # class changed, and prints coverage, time, memory and incremental figures
 # (JSON: target/bench/bench.json). Fails when a generated test fails or does
-# not compile; asserts nothing about speed. 24 minutes measured on 2 shared cores;
+# not compile; asserts nothing about speed. Times measured: README, Benchmarks;
 # bench-quick: a few classes, 2.5 minutes. BASE=<commit> builds that
 # commit too and runs both alternately, side by side. BENCH_OPTS: more
 # options (scripts/bench.sh --help).
