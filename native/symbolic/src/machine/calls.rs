@@ -97,7 +97,7 @@ impl<'p, 'a> Replay<'p, 'a> {
         let observed = observed.map(|value| self.concretise(value));
         let Some(family) = family else {
             let result = observed
-                .map(|value| self.stand_in(value))
+                .map(|value| self.take_observed(value))
                 .or_else(|| unknown(&result_type));
             return self.push_result(frames, result_type.as_ref().and(result));
         };
@@ -130,7 +130,7 @@ impl<'p, 'a> Replay<'p, 'a> {
             return self.push_result(frames, None);
         }
         let result = modelled
-            .or_else(|| observed.map(|value| self.stand_in(value)))
+            .or_else(|| observed.map(|value| self.take_observed(value)))
             .or_else(|| unknown(&result_type));
         self.push_result(frames, result)
     }
@@ -233,9 +233,9 @@ impl<'p, 'a> Replay<'p, 'a> {
     /// An observed value as the call's result where nothing models it:
     /// the path rests on it from here on (not on the nothing a `void` call
     /// returns, such as `Object.<init>`).
-    fn stand_in(&mut self, value: Sym) -> Sym {
+    fn take_observed(&mut self, value: Sym) -> Sym {
         if !matches!(value, Sym::Unknown { .. }) {
-            self.observed.note();
+            self.rests_on_observed = true;
         }
         value
     }

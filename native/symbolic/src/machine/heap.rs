@@ -158,7 +158,7 @@ impl<'p, 'a> Replay<'p, 'a> {
                 &zero_of_sort(&sort),
             )),
             None => {
-                let n = self.signed(&length).clamp(0, 4096) as usize;
+                let n = self.valuation.signed(&length).clamp(0, 4096) as usize;
                 Elements::References(vec![Sym::null(); n])
             }
         };
@@ -281,7 +281,7 @@ impl<'p, 'a> Replay<'p, 'a> {
                 elements: Elements::References(cells),
                 ..
             } => {
-                let at = self.signed(&index);
+                let at = self.valuation.signed(&index);
                 usize::try_from(at)
                     .ok()
                     .and_then(|at| cells.get(at).cloned())
@@ -302,7 +302,7 @@ impl<'p, 'a> Replay<'p, 'a> {
             Access::Unmodelled => return Ok(Control::Next),
             Access::At(id, index) => (id, index),
         };
-        let at = self.signed(&index);
+        let at = self.valuation.signed(&index);
         if let HeapObject::Array {
             elements, class, ..
         } = &mut self.heap[id]

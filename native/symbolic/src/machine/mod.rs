@@ -26,7 +26,6 @@ mod cursor;
 mod decisions;
 mod frames;
 mod heap;
-mod observed;
 mod operations;
 
 use std::collections::BTreeMap;
@@ -107,7 +106,7 @@ pub fn replay(
         fresh_variables: 0,
         truncated: false,
         returned: None,
-        observed: observed::Observed::default(),
+        rests_on_observed: false,
     };
     let mut starts: Vec<(usize, usize)> = events
         .iter()
@@ -188,8 +187,15 @@ pub(crate) struct Replay<'p, 'a> {
     truncated: bool,
     /// What the statement's own call returned.
     returned: Option<Sym>,
-    /// Values observed from calls that are not modelled.
-    observed: observed::Observed,
+    /// The path has used a value returned by a call nothing models (the
+    /// value the run saw, a constant, though other inputs might make the
+    /// call return something else). The replay does not follow where such
+    /// a value flows, so every clause recorded after it is marked as
+    /// resting on it, and no proof of infeasibility goes through a marked
+    /// clause. (Stand-in variables pinned to the observed values were tried
+    /// first: substituting them into every term cost too much, and changed
+    /// z3's term order.)
+    rests_on_observed: bool,
 }
 
 /// What the checks of an array access found.
@@ -394,18 +400,13 @@ impl<'p, 'a> Replay<'p, 'a> {
         self.valuation.truth(condition)
     }
 
-    /// The value of an int term for this run's inputs.
-    fn signed(&self, term: &BV) -> i64 {
-        self.valuation.signed(term)
-    }
-
     /// A clause as the tree keeps it (`None`: too large to write out, not
     /// modelled), and whether it may rest on an observed value.
     pub(crate) fn clause_text(&self, clause: &Bool) -> (Option<String>, bool) {
         let simplified = clause.simplify();
         let text =
             written_size_within(&simplified, MAX_CLAUSE_TERMS).then(|| simplified.to_string());
-        (text, self.observed.used())
+        (text, self.rests_on_observed)
     }
 
     pub(crate) fn object(&self, value: &Sym) -> Option<&HeapObject> {
