@@ -747,7 +747,7 @@ fn every_catalogue_type_gets_a_value_and_the_tests_pass() {
         .unwrap_or_else(|| panic!("Catalogue is not in {report:#}"));
     let inputs = &class["inputs"];
     // Every method, and the constructor, called with every argument built.
-    assert_eq!(inputs["methods"], 29, "{inputs:#}");
+    assert_eq!(inputs["methods"], 37, "{inputs:#}");
     assert_eq!(inputs["fully_built"], inputs["methods"], "{inputs:#}");
     assert!(inputs.get("lacking").is_none(), "{inputs:#}");
     // Every outcome of the fixture is reachable: a branch on what a JDK
@@ -768,7 +768,32 @@ fn every_catalogue_type_gets_a_value_and_the_tests_pass() {
         "new ArrayList()",
         "new StringReader(",
         "BigInteger.valueOf(",
+        "Charset charset = StandardCharsets.",
+        "ByteBuffer.wrap(",
+        "new Random(",
+        "arrayList.iterator()",
+        "TimeUnit.",
     ] {
         assert!(source.contains(made), "no {made} in\n{source}");
     }
+    // A receipt only a till makes: its methods get a receiver from
+    // `till.ring(...)`, and both outcomes of `isLarge`.
+    let receipt = report["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["class"] == "fixtures.inputs.Receipt")
+        .unwrap_or_else(|| panic!("Receipt is not in {report:#}"));
+    assert_eq!(receipt["inputs"]["fully_built"], 2, "{receipt:#}");
+    assert_eq!(
+        receipt["branches_covered"], receipt["branches"],
+        "{receipt:#}"
+    );
+    let source = fs::read_to_string(
+        generated
+            .out
+            .join("fixtures/inputs/ReceiptGeneratedTest.java"),
+    )
+    .unwrap();
+    assert!(source.contains("= till.ring("), "{source}");
 }

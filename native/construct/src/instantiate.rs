@@ -398,6 +398,32 @@ impl<V: HoleValues> Instantiator<'_, V> {
                     filled(Target::Statement(statement)),
                 )
             }
+            Choice::Produced {
+                method,
+                receiver,
+                args,
+            } => {
+                let (receiver_value, receiver_filled) = self.fill(receiver);
+                let (values, filled_args) = self.fill_all(args);
+                let statement = self.push(
+                    Statement::Call {
+                        receiver: receiver_value,
+                        class: method.class.to_binary(),
+                        name: method.name.clone(),
+                        descriptor: method.descriptor.clone(),
+                        args: values,
+                    },
+                    Origin::Call {
+                        method: method.clone(),
+                        receiver: Some(receiver_filled),
+                        args: filled_args,
+                    },
+                );
+                (
+                    Value::Ref { statement },
+                    filled(Target::Statement(statement)),
+                )
+            }
             Choice::Collection {
                 place,
                 class,
@@ -444,12 +470,17 @@ impl<V: HoleValues> Instantiator<'_, V> {
                     filled(Target::Statement(made)),
                 )
             }
-            Choice::Constant { class, field } => {
+            Choice::Constant {
+                owner,
+                field,
+                class,
+            } => {
                 let statement = self.push(
                     Statement::GetField {
-                        class: class.to_binary(),
+                        class: owner.to_binary(),
                         name: field.clone(),
                         receiver: None,
+                        field_type: Some(class.descriptor()),
                     },
                     Origin::Constant {
                         class: class.clone(),

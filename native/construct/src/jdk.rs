@@ -37,9 +37,19 @@ pub fn recipes(class: &ClassName) -> Vec<Recipe> {
         class: ClassName::internal(class),
         base,
     };
-    let constant = |field: &str| Recipe::Constant {
-        class: class.clone(),
+    let constant_of = |owner: &str, field: &str| Recipe::Constant {
+        owner: ClassName::internal(owner),
         field: field.into(),
+        class: class.clone(),
+    };
+    let constant = |field: &str| constant_of(internal, field);
+    // A JDK enum: all its constants in declaration order (the symbolic
+    // engine takes a constant's place in the list for its ordinal).
+    let enumeration = |enum_class: &str, constants: &[&str]| {
+        vec![Recipe::Enum {
+            class: ClassName::internal(enum_class),
+            constants: constants.iter().map(|c| c.to_string()).collect(),
+        }]
     };
     match internal {
         "java/lang/CharSequence" => vec![
@@ -147,6 +157,107 @@ pub fn recipes(class: &ClassName) -> Vec<Recipe> {
                 "(J)Ljava/time/LocalDate;",
             )]
         }
+        "java/nio/charset/Charset" => ["UTF_8", "ISO_8859_1", "US_ASCII"]
+            .map(|field| constant_of("java/nio/charset/StandardCharsets", field))
+            .into(),
+        "java/nio/ByteBuffer" => vec![factory(
+            "java/nio/ByteBuffer",
+            "wrap",
+            "([B)Ljava/nio/ByteBuffer;",
+        )],
+        "java/nio/CharBuffer" | "java/lang/Readable" => vec![factory(
+            "java/nio/CharBuffer",
+            "wrap",
+            "(Ljava/lang/CharSequence;)Ljava/nio/CharBuffer;",
+        )],
+        "java/util/BitSet" => vec![
+            factory("java/util/BitSet", "valueOf", "([J)Ljava/util/BitSet;"),
+            new("java/util/BitSet", "()V"),
+        ],
+        // Seeded, so that a test sees the same numbers every run.
+        "java/util/Random" => vec![new("java/util/Random", "(J)V")],
+        "java/util/Iterator" => vec![Recipe::Produced {
+            method: MethodId::new(
+                ClassName::internal("java/util/ArrayList"),
+                "iterator",
+                "()Ljava/util/Iterator;",
+            ),
+        }],
+        "java/math/RoundingMode" => enumeration(
+            internal,
+            &[
+                "UP",
+                "DOWN",
+                "CEILING",
+                "FLOOR",
+                "HALF_UP",
+                "HALF_DOWN",
+                "HALF_EVEN",
+                "UNNECESSARY",
+            ],
+        ),
+        "java/util/concurrent/TimeUnit" => enumeration(
+            internal,
+            &[
+                "NANOSECONDS",
+                "MICROSECONDS",
+                "MILLISECONDS",
+                "SECONDS",
+                "MINUTES",
+                "HOURS",
+                "DAYS",
+            ],
+        ),
+        "java/time/DayOfWeek" => enumeration(
+            internal,
+            &[
+                "MONDAY",
+                "TUESDAY",
+                "WEDNESDAY",
+                "THURSDAY",
+                "FRIDAY",
+                "SATURDAY",
+                "SUNDAY",
+            ],
+        ),
+        "java/time/Month" => enumeration(
+            internal,
+            &[
+                "JANUARY",
+                "FEBRUARY",
+                "MARCH",
+                "APRIL",
+                "MAY",
+                "JUNE",
+                "JULY",
+                "AUGUST",
+                "SEPTEMBER",
+                "OCTOBER",
+                "NOVEMBER",
+                "DECEMBER",
+            ],
+        ),
+        "java/time/temporal/ChronoUnit" | "java/time/temporal/TemporalUnit" => enumeration(
+            "java/time/temporal/ChronoUnit",
+            &[
+                "NANOS",
+                "MICROS",
+                "MILLIS",
+                "SECONDS",
+                "MINUTES",
+                "HOURS",
+                "HALF_DAYS",
+                "DAYS",
+                "WEEKS",
+                "MONTHS",
+                "YEARS",
+                "DECADES",
+                "CENTURIES",
+                "MILLENNIA",
+                "ERAS",
+                "FOREVER",
+            ],
+        ),
         "java/io/Reader" | "java/io/StringReader" => {
             vec![new("java/io/StringReader", "(Ljava/lang/String;)V")]
         }
@@ -221,5 +332,36 @@ mod tests {
             Some(Recipe::Collection { add, entry, .. }) if add.name == "put" && entry.len() == 2
         ));
         assert_eq!(first("java/lang/Thread"), None);
+    }
+
+    #[test]
+    fn values_come_from_other_classes_where_people_get_them() {
+        let first = |name: &str| recipes(&ClassName::internal(name)).into_iter().next();
+        assert!(matches!(
+            first("java/nio/charset/Charset"),
+            Some(Recipe::Constant { owner, field, class })
+                if owner.as_internal() == "java/nio/charset/StandardCharsets"
+                    && field == "UTF_8"
+                    && class.as_internal() == "java/nio/charset/Charset"
+        ));
+        assert!(matches!(
+            first("java/util/Iterator"),
+            Some(Recipe::Produced { method })
+                if method.class.as_internal() == "java/util/ArrayList" && method.name == "iterator"
+        ));
+    }
+
+    #[test]
+    fn a_jdk_enum_lists_every_constant_in_order() {
+        // The symbolic engine reads a constant's ordinal off its place.
+        let Some(Recipe::Enum { constants, .. }) =
+            recipes(&ClassName::internal("java/math/RoundingMode"))
+                .into_iter()
+                .next()
+        else {
+            panic!("RoundingMode is an enum");
+        };
+        assert_eq!(constants.len(), 8);
+        assert_eq!(constants[4], "HALF_UP");
     }
 }

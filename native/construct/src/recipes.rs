@@ -40,8 +40,18 @@ pub enum Recipe {
     },
     /// A public static method returning the type (`Money.of(...)`).
     Factory { method: MethodId },
-    /// A public static final field of the type (`CSVFormat.DEFAULT`).
-    Constant { class: ClassName, field: String },
+    /// A public static final field holding a `class`, declared in `owner`
+    /// (`CSVFormat.DEFAULT`; `StandardCharsets.UTF_8` for a `Charset`).
+    Constant {
+        owner: ClassName,
+        field: String,
+        class: ClassName,
+    },
+    /// A public instance method of another class that returns the type,
+    /// called on an object its own class's recipes build
+    /// (`new DefaultParser().parse(options, args)` for a `CommandLine`,
+    /// `builder.build()`, `list.iterator()`).
+    Produced { method: MethodId },
     /// A JDK collection or map: `new class()`, then `add` (or `put`) called
     /// for each entry, whose arguments are of the types in `entry`
     /// (descriptors).
@@ -80,6 +90,9 @@ pub struct Recipes<'p, 'a> {
     /// Public static methods of public classes anywhere in the program, by
     /// the class they are declared to return.
     factories: BTreeMap<ClassName, Vec<MethodId>>,
+    /// Public instance methods of public classes, by the class they are
+    /// declared to return (none of a class returning its own type).
+    producers: BTreeMap<ClassName, Vec<MethodId>>,
     known: Mutex<BTreeMap<ClassName, Vec<Recipe>>>,
     setters: Mutex<BTreeMap<ClassName, Vec<Setter>>>,
 }
@@ -95,10 +108,12 @@ impl<'p, 'a> Recipes<'p, 'a> {
             .collect();
         // Every class given reads, so building cannot fail.
         let hierarchy = Hierarchy::new(readable.iter().copied()).unwrap_or_default();
+        let (factories, producers) = index_methods(program);
         Recipes {
             program,
             hierarchy,
-            factories: index_factories(program),
+            factories,
+            producers,
             known: Mutex::new(BTreeMap::new()),
             setters: Mutex::new(BTreeMap::new()),
         }
@@ -197,10 +212,20 @@ impl<'p, 'a> Recipes<'p, 'a> {
         recipes
     }
 
-    /// The recipes that build an object of `class`: its implementations'
-    /// constructors, its own factories, the factories of other classes that
-    /// return it, and its constants (no literal, no enum constant).
-    pub fn objects_of(&self, class: &ClassName) -> Vec<Recipe> {
+    /// The recipes of [`Self::of`] that build an object by a call or read
+    /// one from a field (no literal, no enum constant): the ways to make a
+    /// receiver.
+    pub fn objects(&self, class: &ClassName) -> Vec<Recipe> {
+        let mut recipes = self.of(class);
+        recipes.retain(|recipe| !recipe.is_literal());
+        recipes
+    }
+
+    /// The program's ways to build an object of `class`: its
+    /// implementations' constructors, its own factories, the factories of
+    /// other classes that return it, its constants, and the methods of
+    /// other objects that return it.
+    fn objects_of(&self, class: &ClassName) -> Vec<Recipe> {
         let internal = class.as_internal();
         let mut recipes = Vec::new();
         for implementation in self.hierarchy.instantiable(internal) {
@@ -232,9 +257,20 @@ impl<'p, 'a> Recipes<'p, 'a> {
         }
         for field in self.static_constants(class) {
             recipes.push(Recipe::Constant {
-                class: class.clone(),
+                owner: class.clone(),
                 field,
+                class: class.clone(),
             });
+        }
+        // Last, what other objects' methods return: the way in to a type
+        // whose objects only another class makes. Not for `Object`, which
+        // half the program's methods return.
+        if internal != "java/lang/Object" {
+            for method in self.producers.get(class).into_iter().flatten() {
+                recipes.push(Recipe::Produced {
+                    method: method.clone(),
+                });
+            }
         }
         recipes
     }
@@ -293,10 +329,17 @@ impl<'p, 'a> Recipes<'p, 'a> {
     }
 }
 
-/// Every public static method of a public class, by the reference type it
-/// returns: one pass over the program.
-fn index_factories(program: &Program<'_>) -> BTreeMap<ClassName, Vec<MethodId>> {
-    let mut factories: BTreeMap<ClassName, Vec<MethodId>> = BTreeMap::new();
+/// Methods by the class they return, static ones (factories) and instance
+/// ones of another class (producers)
+type ByReturnedClass = BTreeMap<ClassName, Vec<MethodId>>;
+
+/// Every public method of a public class that returns an object, by the
+/// class it returns: static ones (factories, an enum's own `valueOf` aside)
+/// and instance ones of a class other than the returned one (producers;
+/// not constructors, not bridges). One pass over the program.
+fn index_methods(program: &Program<'_>) -> (ByReturnedClass, ByReturnedClass) {
+    let mut factories = ByReturnedClass::new();
+    let mut producers = ByReturnedClass::new();
     for (name, file) in program.classes() {
         if !file.access_flags.is_public() {
             continue;
@@ -304,14 +347,14 @@ fn index_factories(program: &Program<'_>) -> BTreeMap<ClassName, Vec<MethodId>> 
         let is_enum = file.access_flags.contains(AccessFlags::ENUM);
         for method in &file.methods {
             let flags = method.access_flags;
-            if !flags.is_public() || !flags.is_static() || flags.contains(AccessFlags::SYNTHETIC) {
+            if !flags.is_public() || flags.contains(AccessFlags::SYNTHETIC) {
                 continue;
             }
             let (Ok(method_name), Ok(descriptor)) = (method.name(file), method.descriptor(file))
             else {
                 continue;
             };
-            if is_enum && method_name == "valueOf" {
+            if method_name.starts_with('<') || (is_enum && method_name == "valueOf") {
                 continue;
             }
             let Some(returned) = descriptor
@@ -321,17 +364,22 @@ fn index_factories(program: &Program<'_>) -> BTreeMap<ClassName, Vec<MethodId>> 
             else {
                 continue;
             };
-            factories
-                .entry(ClassName::internal(returned))
-                .or_default()
-                .push(MethodId::new(
-                    name.clone(),
-                    method_name.into_owned(),
-                    descriptor.into_owned(),
-                ));
+            let returned = ClassName::internal(returned);
+            let index = if flags.is_static() {
+                &mut factories
+            } else if returned != *name {
+                &mut producers
+            } else {
+                continue;
+            };
+            index.entry(returned).or_default().push(MethodId::new(
+                name.clone(),
+                method_name.into_owned(),
+                descriptor.into_owned(),
+            ));
         }
     }
-    factories
+    (factories, producers)
 }
 
 /// The public instance methods of `class` (not constructors) whose

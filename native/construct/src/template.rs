@@ -102,9 +102,18 @@ pub enum Choice {
         method: MethodId,
         args: Vec<Hole>,
     },
+    /// An instance method of another class called on an object built in
+    /// the hole `receiver` (never null).
+    Produced {
+        method: MethodId,
+        receiver: Box<Hole>,
+        args: Vec<Hole>,
+    },
+    /// A static final field `owner.field` holding a `class`.
     Constant {
-        class: ClassName,
+        owner: ClassName,
         field: String,
+        class: ClassName,
     },
     /// A JDK collection or map made empty, then filled: each entry is the
     /// holes of one `add` (or `put`) call; how many are used (one at least)
@@ -124,6 +133,9 @@ impl Choice {
         match self {
             Choice::ReferenceArray { elements, .. } => elements.iter().collect(),
             Choice::New { args, .. } | Choice::Factory { args, .. } => args.iter().collect(),
+            Choice::Produced { receiver, args, .. } => {
+                std::iter::once(receiver.as_ref()).chain(args).collect()
+            }
             Choice::Collection { entries, .. } => entries.iter().flatten().collect(),
             _ => Vec::new(),
         }
@@ -140,6 +152,7 @@ impl Choice {
             | Choice::Constant { class, .. }
             | Choice::Collection { class, .. } => class.as_internal().to_string(),
             Choice::Factory { method, .. } => method.class.as_internal().to_string(),
+            Choice::Produced { method, .. } => returned_class(&method.descriptor),
             Choice::PrimitiveArray { element } => format!("[{}", element.descriptor_char()),
             Choice::ReferenceArray { descriptor, .. } => descriptor.clone(),
         }
@@ -311,6 +324,17 @@ pub fn type_descriptor(ty: &FieldType<'_>) -> String {
     }
 }
 
+/// The class a method descriptor returns (internal name or array
+/// descriptor; `java/lang/Object` for anything else).
+fn returned_class(descriptor: &str) -> String {
+    let returned = descriptor.rsplit_once(')').map_or("", |(_, ret)| ret);
+    match returned.strip_prefix('L').and_then(|r| r.strip_suffix(';')) {
+        Some(class) => class.to_string(),
+        None if returned.starts_with('[') => returned.to_string(),
+        None => "java/lang/Object".to_string(),
+    }
+}
+
 /// A top-level hole to build: a parameter, the receiver.
 struct Root {
     path: String,
@@ -348,6 +372,11 @@ enum NodeChoice {
     },
     Factory {
         method: MethodId,
+        args: Vec<usize>,
+    },
+    Produced {
+        method: MethodId,
+        receiver: usize,
         args: Vec<usize>,
     },
     Collection {
@@ -462,7 +491,7 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
             FieldType::Object(class) => {
                 let class = ClassName::internal(class.to_string());
                 let recipes = if objects_only {
-                    self.recipes.objects_of(&class)
+                    self.recipes.objects(&class)
                 } else {
                     self.recipes.of(&class)
                 };
@@ -487,11 +516,19 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
                         Recipe::Enum { class, constants } => {
                             NodeChoice::Ready(Choice::Enum { class, constants })
                         }
-                        Recipe::Constant { class, field } => {
+                        Recipe::Constant {
+                            owner,
+                            field,
+                            class,
+                        } => {
                             if depth > self.bounds.max_object_depth {
                                 continue;
                             }
-                            NodeChoice::Ready(Choice::Constant { class, field })
+                            NodeChoice::Ready(Choice::Constant {
+                                owner,
+                                field,
+                                class,
+                            })
                         }
                         Recipe::New { class, descriptor } => {
                             let Some(args) = self.arguments(&prefix, &descriptor, depth) else {
@@ -509,6 +546,18 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
                                 continue;
                             };
                             NodeChoice::Factory { method, args }
+                        }
+                        Recipe::Produced { method } => {
+                            let Some((receiver, args)) =
+                                self.receiver_and_arguments(&prefix, &method, depth)
+                            else {
+                                continue;
+                            };
+                            NodeChoice::Produced {
+                                method,
+                                receiver,
+                                args,
+                            }
                         }
                         Recipe::Collection { class, add, entry } => {
                             // The parameter's own element (key, value)
@@ -558,6 +607,29 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
                 .map(|(i, p)| self.add(format!("{prefix}.a{i}"), p, depth + 1, true))
                 .collect(),
         )
+    }
+
+    /// The receiver hole (`{prefix}.r`, objects only, never null) and the
+    /// argument holes of an instance method called below a hole at `depth`;
+    /// `None` as for [`Self::arguments`].
+    fn receiver_and_arguments(
+        &mut self,
+        prefix: &str,
+        method: &MethodId,
+        depth: u32,
+    ) -> Option<(usize, Vec<usize>)> {
+        if depth > self.bounds.max_object_depth || !self.room_for(1) {
+            return None;
+        }
+        let receiver = self.add(
+            format!("{prefix}.r"),
+            method.class.descriptor(),
+            depth + 1,
+            false,
+        );
+        self.nodes[receiver].objects_only = true;
+        let args = self.arguments(prefix, &method.descriptor, depth)?;
+        Some((receiver, args))
     }
 
     /// The entry holes of a collection below a hole at `depth`, as many
@@ -620,6 +692,15 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
                         },
                         NodeChoice::Factory { method, args } => Choice::Factory {
                             method: method.clone(),
+                            args: args.iter().map(|&i| self.hole(i)).collect(),
+                        },
+                        NodeChoice::Produced {
+                            method,
+                            receiver,
+                            args,
+                        } => Choice::Produced {
+                            method: method.clone(),
+                            receiver: Box::new(self.hole(*receiver)),
                             args: args.iter().map(|&i| self.hole(i)).collect(),
                         },
                         NodeChoice::Collection {

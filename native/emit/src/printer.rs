@@ -101,21 +101,26 @@ impl StatementPrinter<'_> {
                 class,
                 name,
                 receiver,
+                field_type,
             } => {
                 let target = match receiver {
                     Some(receiver) => self.receiver(receiver, class)?,
                     None => type_ref(class),
                 };
-                let ty = match first {
-                    // A constant of the class's own type (`Rounding.HALF_UP`)
-                    // is declared with that type, so that calls on it need no
-                    // cast; other objects may be of a class the test cannot
-                    // name.
-                    Some(RenderedValue::Object { class: runtime, .. }) if runtime == class => {
+                // The field's declared type when the plan says it; else a
+                // constant of the class's own type (`Rounding.HALF_UP`) is
+                // declared with that type, so that calls on it need no cast;
+                // other objects may be of a class the test cannot name.
+                let declared = field_type.as_deref().and_then(JType::from_descriptor);
+                let ty = match (declared, first) {
+                    (Some(declared), _) => declared,
+                    (None, Some(RenderedValue::Object { class: runtime, .. }))
+                        if runtime == class =>
+                    {
                         JType::Class(class.clone())
                     }
-                    Some(value) => static_type_of(value),
-                    None => JType::object(),
+                    (None, Some(value)) => static_type_of(value),
+                    (None, None) => JType::object(),
                 };
                 Code {
                     expr: format!("{target}.{name}"),

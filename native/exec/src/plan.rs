@@ -55,12 +55,17 @@ pub enum Statement {
         descriptor: String,
         args: Vec<Value>,
     },
-    /// Reads a field: static when `receiver` is absent.
+    /// Reads a field: static when `receiver` is absent. `field_type`, the
+    /// field's declared type as a descriptor when the plan's maker knows
+    /// it, is what a test declares the value as (`StandardCharsets.UTF_8`
+    /// is a `Charset`, though its class is not one a test can name).
     GetField {
         class: String,
         name: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         receiver: Option<Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        field_type: Option<String>,
     },
     /// Writes a field: static when `receiver` is absent.
     PutField {
@@ -179,11 +184,13 @@ mod tests {
                 class: "a.Point".into(),
                 name: "x".into(),
                 receiver: Some(Value::Ref { statement: 0 }),
+                field_type: None,
             },
             Statement::GetField {
                 class: "a.Point".into(),
                 name: "ORIGIN".into(),
                 receiver: None,
+                field_type: None,
             },
         ]);
         let json = serde_json::to_string(&plan).unwrap();

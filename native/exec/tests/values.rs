@@ -393,6 +393,7 @@ fn fields_static_and_instance() {
                 class: class("Values"),
                 name: "label".into(),
                 receiver: None,
+                field_type: None,
             },
             Statement::PutField {
                 class: class("Values"),
@@ -404,6 +405,7 @@ fn fields_static_and_instance() {
                 class: class("Values"),
                 name: "label".into(),
                 receiver: None,
+                field_type: None,
             },
             Statement::PutField {
                 class: class("Values"),
@@ -416,6 +418,7 @@ fn fields_static_and_instance() {
                 class: class("Values"),
                 name: "number".into(),
                 receiver: None,
+                field_type: None,
             },
             Statement::New {
                 class: class("Person"),
@@ -432,6 +435,7 @@ fn fields_static_and_instance() {
                 class: class("Person"),
                 name: "score".into(),
                 receiver: Some(reference(5)),
+                field_type: None,
             },
         ],
     );

@@ -366,6 +366,12 @@ fn declare(hole: &Hole, bounds: &InputBounds, out: &mut String) {
                     declare(arg, bounds, out);
                 }
             }
+            Choice::Produced { receiver, args, .. } => {
+                declare(receiver, bounds, out);
+                for arg in args {
+                    declare(arg, bounds, out);
+                }
+            }
             Choice::Collection { place, entries, .. } => {
                 let length = quoted(&format!("{place}.len"));
                 out.push_str(&format!("(declare-const {length} (_ BitVec 32))\n"));

@@ -85,7 +85,7 @@ fn receivers_come_from_constants_when_nothing_else_builds_them() {
     }
     let uses_constant = found.tree.covering_inputs().iter().any(|plan| {
         plan.statements.iter().any(|s| {
-            matches!(s, Statement::GetField { class, name, receiver: None }
+            matches!(s, Statement::GetField { class, name, receiver: None, .. }
                 if class == "fixtures.factory.Rounding" && name == "HALF_UP")
         })
     });
