@@ -71,6 +71,13 @@ pub enum Origin {
     /// A constant choice read from a static field: an object of `class`
     /// whose state is not known.
     Constant { class: ClassName },
+    /// A lambda choice: `method` of `interface` returns what `result`
+    /// holds.
+    Lambda {
+        interface: ClassName,
+        method: MethodId,
+        result: Option<Filled>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -244,7 +251,10 @@ impl<V: HoleValues> Instantiator<'_, V> {
             return (Value::Null, filled(Target::Null));
         }
         let index = self.values.choice(path).min(choices.len() - 1);
-        let chosen = (choices.len() > 1).then(|| Chosen {
+        // A type variable also for a nullable hole of one choice: a run
+        // where it is null then sees the same type checks (a cast that
+        // may fail) as one where it is not.
+        let chosen = (choices.len() > 1 || nullable).then(|| Chosen {
             hole: path.clone(),
             candidates: choices.iter().map(Choice::class).collect(),
         });
@@ -417,6 +427,36 @@ impl<V: HoleValues> Instantiator<'_, V> {
                         method: method.clone(),
                         receiver: Some(receiver_filled),
                         args: filled_args,
+                    },
+                );
+                (
+                    Value::Ref { statement },
+                    filled(Target::Statement(statement)),
+                )
+            }
+            Choice::Lambda {
+                interface,
+                method,
+                result,
+            } => {
+                let (value, filled_result) = match result {
+                    Some(hole) => {
+                        let (value, filled) = self.fill(hole);
+                        (Some(value), Some(filled))
+                    }
+                    None => (None, None),
+                };
+                let statement = self.push(
+                    Statement::Lambda {
+                        interface: interface.to_binary(),
+                        method: method.name.clone(),
+                        descriptor: method.descriptor.clone(),
+                        result: value,
+                    },
+                    Origin::Lambda {
+                        interface: interface.clone(),
+                        method: method.clone(),
+                        result: filled_result,
                     },
                 );
                 (

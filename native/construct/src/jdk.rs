@@ -51,6 +51,28 @@ pub fn recipes(class: &ClassName) -> Vec<Recipe> {
             constants: constants.iter().map(|c| c.to_string()).collect(),
         }]
     };
+    if let Some((method, descriptor)) = functional_method(internal) {
+        let declared_by = match internal {
+            "java/util/function/UnaryOperator" => "java/util/function/Function",
+            "java/util/function/BinaryOperator" => "java/util/function/BiFunction",
+            _ => internal,
+        };
+        let lambda = Recipe::Lambda {
+            interface: class.clone(),
+            method: MethodId::new(ClassName::internal(declared_by), method, descriptor),
+        };
+        let mut recipes = vec![lambda];
+        if internal == "java/util/Comparator" {
+            // The order people pass most, after the lambda whose result
+            // the solver chooses.
+            recipes.push(factory(
+                "java/util/Comparator",
+                "naturalOrder",
+                "()Ljava/util/Comparator;",
+            ));
+        }
+        return recipes;
+    }
     match internal {
         "java/lang/CharSequence" => vec![
             Recipe::Str,
@@ -272,6 +294,39 @@ pub fn recipes(class: &ClassName) -> Vec<Recipe> {
         }
         _ => Vec::new(),
     }
+}
+
+/// The one abstract method (name, descriptor) of a JDK functional
+/// interface that public APIs take.
+fn functional_method(interface: &str) -> Option<(&'static str, &'static str)> {
+    Some(match interface {
+        "java/util/function/Function" | "java/util/function/UnaryOperator" => {
+            ("apply", "(Ljava/lang/Object;)Ljava/lang/Object;")
+        }
+        "java/util/function/BiFunction" | "java/util/function/BinaryOperator" => (
+            "apply",
+            "(Ljava/lang/Object;Ljava/lang/Object;)Ljava/lang/Object;",
+        ),
+        "java/util/function/Predicate" => ("test", "(Ljava/lang/Object;)Z"),
+        "java/util/function/BiPredicate" => ("test", "(Ljava/lang/Object;Ljava/lang/Object;)Z"),
+        "java/util/function/Supplier" => ("get", "()Ljava/lang/Object;"),
+        "java/util/function/Consumer" => ("accept", "(Ljava/lang/Object;)V"),
+        "java/util/function/BiConsumer" => ("accept", "(Ljava/lang/Object;Ljava/lang/Object;)V"),
+        "java/util/function/IntPredicate" => ("test", "(I)Z"),
+        "java/util/function/IntUnaryOperator" => ("applyAsInt", "(I)I"),
+        "java/util/function/IntBinaryOperator" => ("applyAsInt", "(II)I"),
+        "java/util/function/IntFunction" => ("apply", "(I)Ljava/lang/Object;"),
+        "java/util/function/ToIntFunction" => ("applyAsInt", "(Ljava/lang/Object;)I"),
+        "java/util/function/IntSupplier" => ("getAsInt", "()I"),
+        "java/util/function/BooleanSupplier" => ("getAsBoolean", "()Z"),
+        "java/util/function/LongSupplier" => ("getAsLong", "()J"),
+        "java/util/Comparator" => ("compare", "(Ljava/lang/Object;Ljava/lang/Object;)I"),
+        "java/lang/Runnable" => ("run", "()V"),
+        "java/util/concurrent/Callable" => ("call", "()Ljava/lang/Object;"),
+        "java/io/FileFilter" => ("accept", "(Ljava/io/File;)Z"),
+        "java/io/FilenameFilter" => ("accept", "(Ljava/io/File;Ljava/lang/String;)Z"),
+        _ => return None,
+    })
 }
 
 /// A collection holding elements (one at least), each given with `add`;

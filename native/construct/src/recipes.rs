@@ -52,6 +52,12 @@ pub enum Recipe {
     /// (`new DefaultParser().parse(options, args)` for a `CommandLine`,
     /// `builder.build()`, `list.iterator()`).
     Produced { method: MethodId },
+    /// A lambda for the functional interface `interface`, whose one
+    /// abstract method `method` returns what a hole holds (`x -> true`).
+    Lambda {
+        interface: ClassName,
+        method: MethodId,
+    },
     /// A JDK collection or map: `new class()`, then `add` (or `put`) called
     /// for each entry, whose arguments are of the types in `entry`
     /// (descriptors).
@@ -262,6 +268,14 @@ impl<'p, 'a> Recipes<'p, 'a> {
                 class: class.clone(),
             });
         }
+        // A lambda for a functional interface of the program's, after its
+        // implementations.
+        if let Some(method) = self.single_abstract_method(class) {
+            recipes.push(Recipe::Lambda {
+                interface: class.clone(),
+                method,
+            });
+        }
         // Last, what other objects' methods return: the way in to a type
         // whose objects only another class makes. Not for `Object`, which
         // half the program's methods return.
@@ -273,6 +287,81 @@ impl<'p, 'a> Recipes<'p, 'a> {
             }
         }
         recipes
+    }
+
+    /// The one abstract method of `class` if it is a public functional
+    /// interface of the program's (its own and its superinterfaces'
+    /// abstract methods, `Object`'s aside, are one); `None` for a
+    /// superinterface testgen cannot read, unless it is a marker
+    /// (`Serializable`) or a JDK functional interface.
+    fn single_abstract_method(&self, class: &ClassName) -> Option<MethodId> {
+        let file = self.program.class(class)?;
+        let flags = file.access_flags;
+        if !flags.is_public()
+            || !flags.contains(AccessFlags::INTERFACE)
+            || flags.contains(AccessFlags::ANNOTATION)
+        {
+            return None;
+        }
+        let mut abstract_methods: BTreeMap<(String, String), MethodId> = BTreeMap::new();
+        let mut defaults: Vec<(String, String)> = Vec::new();
+        // Depth-first over the program's superinterfaces, each once.
+        let mut pending = vec![class.clone()];
+        let mut seen = std::collections::BTreeSet::new();
+        while let Some(interface) = pending.pop() {
+            if !seen.insert(interface.clone()) {
+                continue;
+            }
+            let Some(file) = self.program.class(&interface) else {
+                match interface.as_internal() {
+                    "java/io/Serializable" | "java/lang/Cloneable" => continue,
+                    jdk_interface => {
+                        let Some(Recipe::Lambda { method, .. }) = jdk::recipes(&interface)
+                            .into_iter()
+                            .next()
+                            .filter(|_| jdk_interface.starts_with("java/"))
+                        else {
+                            return None;
+                        };
+                        abstract_methods
+                            .insert((method.name.clone(), method.descriptor.clone()), method);
+                        continue;
+                    }
+                }
+            };
+            for method in &file.methods {
+                let flags = method.access_flags;
+                if flags.is_static() {
+                    continue;
+                }
+                let (Ok(name), Ok(descriptor)) = (method.name(file), method.descriptor(file))
+                else {
+                    return None;
+                };
+                let key = (name.into_owned(), descriptor.into_owned());
+                if is_object_method(&key.0, &key.1) {
+                    continue;
+                }
+                if flags.contains(AccessFlags::ABSTRACT) {
+                    abstract_methods.entry(key.clone()).or_insert_with(|| {
+                        MethodId::new(interface.clone(), key.0.clone(), key.1.clone())
+                    });
+                } else {
+                    defaults.push(key);
+                }
+            }
+            for parent in file.interface_names().ok()? {
+                pending.push(ClassName::internal(parent.into_owned()));
+            }
+        }
+        for key in defaults {
+            abstract_methods.remove(&key);
+        }
+        let mut methods = abstract_methods.into_values();
+        match (methods.next(), methods.next()) {
+            (Some(method), None) => Some(method),
+            _ => None,
+        }
     }
 
     /// Public static methods of `class` that return a `class`, in
@@ -425,6 +514,17 @@ fn setters_of(class: &ClassName, file: &ClassFile<'_>) -> Vec<Setter> {
         }
     }
     by_method.into_values().collect()
+}
+
+/// A public method of `Object` an interface may redeclare, which a lambda
+/// does not implement (`Comparator.equals`).
+fn is_object_method(name: &str, descriptor: &str) -> bool {
+    matches!(
+        (name, descriptor),
+        ("equals", "(Ljava/lang/Object;)Z")
+            | ("hashCode", "()I")
+            | ("toString", "()Ljava/lang/String;")
+    )
 }
 
 /// Descriptors of a class's public constructors, in class-file order.

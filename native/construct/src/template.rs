@@ -109,6 +109,13 @@ pub enum Choice {
         receiver: Box<Hole>,
         args: Vec<Hole>,
     },
+    /// A lambda for `interface` whose `method` returns what the hole
+    /// `result` holds (none for a void method).
+    Lambda {
+        interface: ClassName,
+        method: MethodId,
+        result: Option<Box<Hole>>,
+    },
     /// A static final field `owner.field` holding a `class`.
     Constant {
         owner: ClassName,
@@ -136,6 +143,7 @@ impl Choice {
             Choice::Produced { receiver, args, .. } => {
                 std::iter::once(receiver.as_ref()).chain(args).collect()
             }
+            Choice::Lambda { result, .. } => result.iter().map(Box::as_ref).collect(),
             Choice::Collection { entries, .. } => entries.iter().flatten().collect(),
             _ => Vec::new(),
         }
@@ -150,7 +158,10 @@ impl Choice {
             | Choice::Enum { class, .. }
             | Choice::New { class, .. }
             | Choice::Constant { class, .. }
-            | Choice::Collection { class, .. } => class.as_internal().to_string(),
+            | Choice::Collection { class, .. }
+            | Choice::Lambda {
+                interface: class, ..
+            } => class.as_internal().to_string(),
             Choice::Factory { method, .. } => method.class.as_internal().to_string(),
             Choice::Produced { method, .. } => returned_class(&method.descriptor),
             Choice::PrimitiveArray { element } => format!("[{}", element.descriptor_char()),
@@ -379,6 +390,11 @@ enum NodeChoice {
         receiver: usize,
         args: Vec<usize>,
     },
+    Lambda {
+        interface: ClassName,
+        method: MethodId,
+        result: Option<usize>,
+    },
     Collection {
         place: String,
         class: ClassName,
@@ -547,6 +563,16 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
                             };
                             NodeChoice::Factory { method, args }
                         }
+                        Recipe::Lambda { interface, method } => {
+                            let Some(result) = self.lambda_result(&prefix, &method, depth) else {
+                                continue;
+                            };
+                            NodeChoice::Lambda {
+                                interface,
+                                method,
+                                result,
+                            }
+                        }
                         Recipe::Produced { method } => {
                             let Some((receiver, args)) =
                                 self.receiver_and_arguments(&prefix, &method, depth)
@@ -632,6 +658,38 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
         Some((receiver, args))
     }
 
+    /// The hole of what a lambda for `method` returns (`{prefix}.res`;
+    /// `Some(None)` for a void method). An `Object` result is a string or
+    /// null: whatever type the caller expects, nothing else is as likely
+    /// to fit. `None` when the lambda would nest too deep or the template
+    /// has no room.
+    fn lambda_result(
+        &mut self,
+        prefix: &str,
+        method: &MethodId,
+        depth: u32,
+    ) -> Option<Option<usize>> {
+        if depth > self.bounds.max_object_depth || !self.room_for(1) {
+            return None;
+        }
+        let returned = method.descriptor.rsplit_once(')')?.1;
+        Some(match returned {
+            "V" => None,
+            "Ljava/lang/Object;" => Some(self.add(
+                format!("{prefix}.res"),
+                "Ljava/lang/String;".into(),
+                depth + 1,
+                true,
+            )),
+            _ => Some(self.add(
+                format!("{prefix}.res"),
+                returned.to_string(),
+                depth + 1,
+                true,
+            )),
+        })
+    }
+
     /// The entry holes of a collection below a hole at `depth`, as many
     /// entries as an array of references holds (`{prefix}.e{i}` for a
     /// single-argument entry, `{prefix}.e{i}.a{j}` for a map's); never null
@@ -693,6 +751,15 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
                         NodeChoice::Factory { method, args } => Choice::Factory {
                             method: method.clone(),
                             args: args.iter().map(|&i| self.hole(i)).collect(),
+                        },
+                        NodeChoice::Lambda {
+                            interface,
+                            method,
+                            result,
+                        } => Choice::Lambda {
+                            interface: interface.clone(),
+                            method: method.clone(),
+                            result: result.map(|i| Box::new(self.hole(i))),
                         },
                         NodeChoice::Produced {
                             method,

@@ -47,6 +47,12 @@ fn a_type_is_built_by_its_implementations_factories_and_constants() {
                     "()Lfixtures/construct/Shape;"
                 )
             },
+            // A functional interface: a lambda (`() -> 2.0`) after the
+            // implementations.
+            Recipe::Lambda {
+                interface: ClassName::internal("fixtures/construct/Shape"),
+                method: MethodId::of("fixtures/construct/Shape", "area", "()D"),
+            },
         ]
     );
     let node = ClassName::internal("fixtures/construct/Node");

@@ -600,6 +600,7 @@ impl<'a> Writer<'a> {
             Statement::PutField { name, .. } => format!("set{}", names::capitalise(name)),
             Statement::NewArray { .. } => "newArray".to_string(),
             Statement::ArrayStore { .. } => "storeElement".to_string(),
+            Statement::Lambda { .. } => "lambda".to_string(),
         }
     }
 }
@@ -625,6 +626,7 @@ fn references(statement: &Statement) -> Vec<usize> {
             values.push(array);
             values.push(value);
         }
+        Statement::Lambda { result, .. } => values.extend(result),
     }
     values
         .into_iter()
@@ -642,6 +644,7 @@ fn act_arguments(statement: &Statement) -> Vec<Value> {
         | Statement::Call { args, .. } => args.clone(),
         Statement::PutField { value, .. } => vec![value.clone()],
         Statement::ArrayStore { value, .. } => vec![value.clone()],
+        Statement::Lambda { result, .. } => result.iter().cloned().collect(),
         Statement::GetField { .. } | Statement::NewArray { .. } => Vec::new(),
     }
 }

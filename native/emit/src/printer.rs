@@ -144,6 +144,24 @@ impl StatementPrinter<'_> {
                     statement_expression: true,
                 }
             }
+            Statement::Lambda {
+                interface,
+                descriptor,
+                result,
+                ..
+            } => {
+                let (params, ret) = types_of(descriptor)?;
+                let body = match (result, ret) {
+                    (Some(result), Some(ret)) => self.value(result, Some(&ret))?,
+                    (None, None) => "{}".to_string(),
+                    _ => return Err(format!("a lambda whose result does not fit {descriptor}")),
+                };
+                Code {
+                    expr: format!("{} -> {body}", self.lambda_parameters(params.len())),
+                    ty: Some(JType::Class(interface.clone())),
+                    statement_expression: false,
+                }
+            }
             Statement::NewArray { element, length } => {
                 let element = JType::from_descriptor(element)
                     .ok_or_else(|| format!("malformed element type {element}"))?;
@@ -177,6 +195,27 @@ impl StatementPrinter<'_> {
                 }
             }
         })
+    }
+
+    /// A lambda's parameter list for `count` parameters (`()`, `a`,
+    /// `(a, b)`), with names no local of the test has.
+    fn lambda_parameters(&self, count: usize) -> String {
+        let taken: BTreeSet<&str> = self
+            .locals
+            .iter()
+            .flatten()
+            .map(|local| local.name.as_str())
+            .collect();
+        let names: Vec<String> = (b'a'..=b'z')
+            .map(|letter| char::from(letter).to_string())
+            .chain((1..).map(|n| format!("arg{n}")))
+            .filter(|name| !taken.contains(name.as_str()))
+            .take(count)
+            .collect();
+        match names.as_slice() {
+            [one] => one.clone(),
+            _ => format!("({})", names.join(", ")),
+        }
     }
 
     pub fn local(&self, statement: usize) -> Result<&Local, String> {

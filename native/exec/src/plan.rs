@@ -84,6 +84,18 @@ pub enum Statement {
         index: i32,
         value: Value,
     },
+    /// An object of the functional interface `interface` whose one
+    /// abstract method (`method`, `descriptor`) returns `result` whatever
+    /// its arguments, and nothing for a void method: in a test, a lambda
+    /// such as `x -> true` or `(x, y) -> {}`. Its other (default) methods
+    /// run the interface's code.
+    Lambda {
+        interface: String,
+        method: String,
+        descriptor: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        result: Option<Value>,
+    },
 }
 
 /// An argument: a literal or the result of an earlier statement.

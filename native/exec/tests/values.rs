@@ -698,3 +698,89 @@ fn jdk_classes_can_be_called_too() {
         &RenderedValue::Int { value: i32::MIN }
     );
 }
+
+#[test]
+fn a_lambda_returns_its_result_and_runs_its_interfaces_default_methods() {
+    let mut executor = executor();
+    let predicate = |result: bool| Statement::Lambda {
+        interface: "java.util.function.Predicate".into(),
+        method: "test".into(),
+        descriptor: "(Ljava/lang/Object;)Z".into(),
+        result: Some(Value::Boolean { value: result }),
+    };
+    let test = |receiver: usize| Statement::Call {
+        receiver: reference(receiver),
+        class: "java.util.function.Predicate".into(),
+        name: "test".into(),
+        descriptor: "(Ljava/lang/Object;)Z".into(),
+        args: vec![string("anything")],
+    };
+    let outcome = run(
+        &mut executor,
+        vec![
+            predicate(true),
+            test(0),
+            // `negate` is a default method: the interface's own code.
+            Statement::Call {
+                receiver: reference(0),
+                class: "java.util.function.Predicate".into(),
+                name: "negate".into(),
+                descriptor: "()Ljava/util/function/Predicate;".into(),
+                args: vec![],
+            },
+            test(2),
+            Statement::Lambda {
+                interface: "java.lang.Runnable".into(),
+                method: "run".into(),
+                descriptor: "()V".into(),
+                result: None,
+            },
+            Statement::Call {
+                receiver: reference(4),
+                class: "java.lang.Runnable".into(),
+                name: "run".into(),
+                descriptor: "()V".into(),
+                args: vec![],
+            },
+        ],
+    );
+    assert_eq!(outcome.status, PlanStatus::Completed, "{outcome:#?}");
+    assert_eq!(
+        value_of(&outcome, 1),
+        &RenderedValue::Boolean { value: true }
+    );
+    assert_eq!(
+        value_of(&outcome, 3),
+        &RenderedValue::Boolean { value: false }
+    );
+    // A class is no interface, and a result must fit the method.
+    let outcome = run(
+        &mut executor,
+        vec![Statement::Lambda {
+            interface: "java.lang.String".into(),
+            method: "length".into(),
+            descriptor: "()I".into(),
+            result: Some(int(1)),
+        }],
+    );
+    assert_eq!(
+        outcome.status,
+        PlanStatus::Invalid { statement: 0 },
+        "{outcome:#?}"
+    );
+    let outcome = run(
+        &mut executor,
+        vec![predicate(true), {
+            let mut wrong = predicate(true);
+            if let Statement::Lambda { result, .. } = &mut wrong {
+                *result = Some(string("not a boolean"));
+            }
+            wrong
+        }],
+    );
+    assert_eq!(
+        outcome.status,
+        PlanStatus::Invalid { statement: 1 },
+        "{outcome:#?}"
+    );
+}

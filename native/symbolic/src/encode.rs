@@ -51,6 +51,12 @@ pub enum Act {
     /// A shared constant read from a static field: an object of `class`
     /// whose state the replay does not know.
     Constant { class: String },
+    /// A lambda for `interface` whose `method` returns `result`.
+    Lambda {
+        interface: String,
+        method: MethodId,
+        result: Option<ArgSym>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -198,6 +204,15 @@ fn act(origin: &Origin) -> Act {
         Origin::Store => Act::Realise,
         Origin::Constant { class } => Act::Constant {
             class: class.as_internal().to_string(),
+        },
+        Origin::Lambda {
+            interface,
+            method,
+            result,
+        } => Act::Lambda {
+            interface: interface.as_internal().to_string(),
+            method: method.clone(),
+            result: result.as_ref().map(arg),
         },
     }
 }
@@ -380,6 +395,11 @@ fn declare(hole: &Hole, bounds: &InputBounds, out: &mut String) {
                 out.push_str(&int_range(&length, 1, entries.len() as i64));
                 for hole in entries.iter().flatten() {
                     declare(hole, bounds, out);
+                }
+            }
+            Choice::Lambda { result, .. } => {
+                if let Some(result) = result {
+                    declare(result, bounds, out);
                 }
             }
             Choice::Constant { .. } => {}

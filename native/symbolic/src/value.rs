@@ -8,6 +8,7 @@
 //! and `length` are exact for any content.
 
 use std::collections::BTreeMap;
+use testgen_project::MethodId;
 
 use z3::ast::{Array, Ast, AstKind, Bool, Int, Seq, BV};
 use z3::DeclKind;
@@ -159,6 +160,13 @@ pub enum HeapObject {
     },
     /// An object the interpreter knows only the class of.
     Opaque { class: String },
+    /// A lambda an input chose: its interface's `method` returns `result`
+    /// (nothing for a void method) whatever its arguments.
+    Lambda {
+        interface: String,
+        method: MethodId,
+        result: Option<Sym>,
+    },
 }
 
 impl HeapObject {
@@ -168,7 +176,10 @@ impl HeapObject {
             | HeapObject::Array { class, .. }
             | HeapObject::Boxed { class, .. }
             | HeapObject::EnumConstant { class, .. }
-            | HeapObject::Opaque { class } => class,
+            | HeapObject::Opaque { class }
+            | HeapObject::Lambda {
+                interface: class, ..
+            } => class,
             HeapObject::Str { .. } => "java/lang/String",
             HeapObject::Builder { .. } => "java/lang/StringBuilder",
         }

@@ -98,12 +98,20 @@ pub(crate) enum Family {
     EnumOrdinal,
     /// `clone()` of an array.
     ArrayClone,
+    /// The one abstract method of a lambda an input chose.
+    Lambda,
 }
 
 /// The model family for a call of `key` on `receiver`, if there is one.
 pub(crate) fn family(key: &MethodId, receiver: Option<&HeapObject>) -> Option<Family> {
     let class = key.class.as_internal();
     let name = key.name.as_str();
+    if let Some(HeapObject::Lambda { method, .. }) = receiver {
+        // Whatever interface the call names, if it is the lambda's method.
+        if method.name == key.name && method.descriptor == key.descriptor {
+            return Some(Family::Lambda);
+        }
+    }
     if name == "ordinal" && key.descriptor == "()I" {
         // Whatever class declares the call, if the receiver is a chosen
         // constant.
@@ -163,5 +171,6 @@ pub(crate) fn result(
         Family::Boxing => numbers::boxing(heap, call),
         Family::EnumOrdinal => objects::ordinal(heap, call),
         Family::ArrayClone => objects::array_clone(heap, call),
+        Family::Lambda => objects::lambda_result(heap, call),
     }
 }

@@ -59,6 +59,15 @@ pub(super) fn ordinal(heap: &impl Heap, call: &Call<'_>) -> Option<Sym> {
     }
 }
 
+/// What a lambda an input chose returns: its result hole, whatever the
+/// arguments.
+pub(super) fn lambda_result(heap: &impl Heap, call: &Call<'_>) -> Option<Sym> {
+    match heap.object(call.receiver?)? {
+        HeapObject::Lambda { result, .. } => result.clone(),
+        _ => None,
+    }
+}
+
 /// A copy of the array, elements and all.
 pub(super) fn array_clone(heap: &mut impl Heap, call: &Call<'_>) -> Option<Sym> {
     let copy = heap.object(call.receiver?)?.clone();

@@ -247,6 +247,20 @@ impl<'p, 'a> Replay<'p, 'a> {
                 self.results[index] = Some(Sym::Ref(Reference::to(object, 0)));
                 Ok(())
             }
+            Act::Lambda {
+                interface,
+                method,
+                result,
+            } => {
+                let result = result.as_ref().map(|result| self.arg(result));
+                let object = self.allocate(HeapObject::Lambda {
+                    interface: interface.clone(),
+                    method: method.clone(),
+                    result,
+                });
+                self.results[index] = Some(Sym::Ref(Reference::to(object, 0)));
+                Ok(())
+            }
             Act::Array {
                 class,
                 length,

@@ -146,6 +146,7 @@ fn for_each_value(statement: &mut Statement, visit: &mut impl FnMut(&mut Value))
             visit(array);
             visit(value);
         }
+        Statement::Lambda { result, .. } => result.iter_mut().for_each(visit),
     }
 }
 

@@ -276,8 +276,82 @@ final class PlanRunner {
                 }
                 return new Object[] {null, null};
             }
+            case "lambda": {
+                Class<?> face = classNamed(string(statement, "interface"));
+                if (!face.isInterface()) {
+                    throw new Invalid(face.getName() + " is not an interface");
+                }
+                Method method = method(face, string(statement, "method"), string(statement, "descriptor"), false);
+                Object resultJson = statement.get("result");
+                Object result = null;
+                if (method.getReturnType() != void.class) {
+                    if (resultJson == null) {
+                        throw new Invalid("a lambda for " + method.getName() + " needs a result");
+                    }
+                    result = convert(value(resultJson, index, values, hasValue), method.getReturnType(),
+                            "the result of " + method.getName());
+                }
+                return new Object[] {lambda(face, method, result), face};
+            }
             default:
                 throw new Invalid("unknown statement op " + op);
+        }
+    }
+
+    /**
+     * What a test's lambda {@code (x, y) -> result} for {@code method} of
+     * {@code face} is: an object whose {@code method} returns {@code result}
+     * whatever its arguments; default methods run the interface's code,
+     * and equality is identity, as for a lambda.
+     */
+    private Object lambda(Class<?> face, Method method, Object result) throws Invalid {
+        java.lang.reflect.InvocationHandler handler = (proxy, called, args) -> {
+            if (called.getName().equals(method.getName())
+                    && java.util.Arrays.equals(called.getParameterTypes(), method.getParameterTypes())) {
+                return result;
+            }
+            if (called.isDefault()) {
+                return invokeDefault(proxy, called, args);
+            }
+            switch (called.getName()) {
+                case "equals":
+                    return proxy == args[0];
+                case "hashCode":
+                    return System.identityHashCode(proxy);
+                case "toString":
+                    return face.getName() + "$$Lambda@" + Integer.toHexString(System.identityHashCode(proxy));
+                default:
+                    throw new AbstractMethodError(called.toString());
+            }
+        };
+        try {
+            return java.lang.reflect.Proxy.newProxyInstance(loader, new Class<?>[] {face}, handler);
+        } catch (IllegalArgumentException e) {
+            throw new Invalid("cannot implement " + face.getName() + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * Runs a default method's own code on a proxy: {@code
+     * InvocationHandler.invokeDefault} from JDK 16 on (looked up, since the
+     * executor is compiled for 11), else a special lookup, which works for
+     * the program's interfaces.
+     */
+    private static Object invokeDefault(Object proxy, Method method, Object[] args) throws Throwable {
+        Object[] arguments = args == null ? new Object[0] : args;
+        Method invokeDefault;
+        try {
+            invokeDefault = java.lang.reflect.InvocationHandler.class.getMethod("invokeDefault", Object.class,
+                    Method.class, Object[].class);
+        } catch (NoSuchMethodException e) {
+            Class<?> face = method.getDeclaringClass();
+            return java.lang.invoke.MethodHandles.privateLookupIn(face, java.lang.invoke.MethodHandles.lookup())
+                    .unreflectSpecial(method, face).bindTo(proxy).invokeWithArguments(arguments);
+        }
+        try {
+            return invokeDefault.invoke(null, proxy, method, arguments);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
         }
     }
 
