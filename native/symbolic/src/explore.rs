@@ -73,7 +73,7 @@ impl Default for ExploreOptions {
 /// driver's cache): bumped whenever that form or its meaning changes, so
 /// that an exploration written by another testgen is explored again rather
 /// than misread. `tests/replay_recorded.rs` holds it to a recorded sample.
-pub const EXPLORATION_FORMAT: u32 = 2;
+pub const EXPLORATION_FORMAT: u32 = 3;
 
 /// What exploring found, with the self-check figures.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -92,6 +92,9 @@ pub struct Exploration {
     pub seconds: f64,
     /// Every branch outcome the probes reported, in any method of the program.
     pub reached: BTreeSet<Goal>,
+    /// Which arguments the runs that got as far as calling the method
+    /// under test gave it.
+    pub arguments: ArgumentsGiven,
     /// Outcomes the solver proved unreachable on every path that leads to
     /// them, in a tree explored to the end.
     pub infeasible: BTreeSet<Goal>,
@@ -114,6 +117,58 @@ pub struct Exploration {
     /// Every run, when [`ExploreOptions::record`] asked for them.
     #[serde(skip)]
     pub recorded: Vec<RecordedRun>,
+}
+
+/// Which arguments the runs that called a method gave it: a run whose
+/// building of the receiver or arguments failed does not count.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArgumentsGiven {
+    /// Some run called the method.
+    pub called: bool,
+    /// Some run called it with no argument null.
+    pub all_given: bool,
+    /// The method's parameters.
+    pub arity: usize,
+    /// The parameters (from 0) some run gave a value other than null.
+    pub given: BTreeSet<usize>,
+}
+
+impl ArgumentsGiven {
+    /// Notes one run of `plan` (the call under test last) that ended as
+    /// `statements` say, if the call under test ran (completed, threw or
+    /// ran out of time).
+    pub fn note(&mut self, plan: &Plan, statements: &[testgen_exec::StatementOutcome]) {
+        use testgen_exec::{Statement, StatementOutcome, Value};
+        let Some(last) = plan.statements.last() else {
+            return;
+        };
+        let (Statement::New { args, .. }
+        | Statement::CallStatic { args, .. }
+        | Statement::Call { args, .. }) = last
+        else {
+            return;
+        };
+        let ran = matches!(
+            statements.get(plan.statements.len() - 1),
+            Some(
+                StatementOutcome::Value { .. }
+                    | StatementOutcome::Void
+                    | StatementOutcome::Threw { .. }
+                    | StatementOutcome::ExitRequested { .. }
+                    | StatementOutcome::TimedOut
+            )
+        );
+        if !ran {
+            return;
+        }
+        self.called = true;
+        self.arity = args.len();
+        let given: Vec<usize> = (0..args.len())
+            .filter(|&i| args[i] != Value::Null)
+            .collect();
+        self.all_given |= given.len() == args.len();
+        self.given.extend(given);
+    }
 }
 
 /// One run of an exploration, as a replay needs it: which context, the
@@ -207,6 +262,7 @@ fn explore_in_fresh_context(
         let realised = models[context].realise(&valuation);
         let outcome = executor.run_with_timeout(&realised.plan, options.run_timeout)?;
         found.runs += 1;
+        found.arguments.note(&realised.plan, &outcome.statements);
         let events = plan_events(&outcome);
         found.reached.extend(reached(program, &events));
         let replayed = replay(

@@ -3,16 +3,14 @@
 //! never got a value. A parameter that is only ever null hides every branch
 //! behind it, so this is the first figure of "every type has a value".
 //!
-//! Read from the plans at the covered leaves of each method's exploration
-//! (the call under test is a plan's last statement), so a class whose
-//! explorations come from the cache gives the same figures.
-
-use std::collections::BTreeSet;
+//! Read from what each method's exploration noted of the runs that got as
+//! far as the call under test ([`ArgumentsGiven`]; a run whose receiver or
+//! arguments could not be built does not count), which the cache keeps, so
+//! a class whose explorations come from the cache gives the same figures.
 
 use serde::{Deserialize, Serialize};
 
-use testgen_exec::{Plan, Statement, Value};
-use testgen_symbolic::explore::Exploration;
+use testgen_symbolic::explore::{ArgumentsGiven, Exploration};
 
 /// The inputs figures of one class, or of a whole run added up.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,33 +43,20 @@ impl InputsBuilt {
         let mut built = InputsBuilt::default();
         for (method, exploration) in explorations {
             built.methods += 1;
-            let calls: Vec<&[Value]> = exploration
-                .tree
-                .covering_inputs()
-                .into_iter()
-                .filter_map(call_arguments)
-                .collect();
-            if calls
-                .iter()
-                .any(|args| args.iter().all(|arg| *arg != Value::Null))
-            {
+            let ArgumentsGiven {
+                called,
+                all_given,
+                arity,
+                given,
+            } = &exploration.arguments;
+            if *all_given {
                 built.fully_built += 1;
                 continue;
             }
-            let given: BTreeSet<usize> = calls
-                .iter()
-                .flat_map(|args| {
-                    args.iter()
-                        .enumerate()
-                        .filter(|(_, arg)| **arg != Value::Null)
-                        .map(|(position, _)| position)
-                })
-                .collect();
-            let arity = calls.first().map_or(0, |args| args.len());
             built.lacking.push(Lacking {
                 method: method.to_string(),
-                never_called: calls.is_empty(),
-                parameters: (0..arity).filter(|p| !given.contains(p)).collect(),
+                never_called: !called,
+                parameters: (0..*arity).filter(|p| !given.contains(p)).collect(),
             });
         }
         built
@@ -93,54 +78,52 @@ impl InputsBuilt {
     }
 }
 
-/// The arguments of the call under test: the last statement of the plan.
-fn call_arguments(plan: &Plan) -> Option<&[Value]> {
-    match plan.statements.last()? {
-        Statement::New { args, .. }
-        | Statement::CallStatic { args, .. }
-        | Statement::Call { args, .. } => Some(args),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use testgen_symbolic::tree::{ConstraintTree, Leaf};
+    use testgen_exec::{Plan, Statement, StatementOutcome, Value};
 
     use super::*;
 
     fn call(args: Vec<Value>) -> Plan {
-        Plan::new(vec![Statement::CallStatic {
-            class: "p.C".into(),
-            name: "m".into(),
-            descriptor: "(Ljava/lang/String;Ljava/lang/Object;I)V".into(),
-            args,
-        }])
+        Plan::new(vec![
+            Statement::New {
+                class: "p.D".into(),
+                descriptor: "()V".into(),
+                args: Vec::new(),
+            },
+            Statement::CallStatic {
+                class: "p.C".into(),
+                name: "m".into(),
+                descriptor: "(Ljava/lang/String;Ljava/lang/Object;I)V".into(),
+                args,
+            },
+        ])
     }
 
-    /// An exploration with one covered path (or none) that ran `plan`.
-    fn explored(plan: Option<Plan>) -> Exploration {
-        let mut tree = ConstraintTree::new();
-        if let Some(plan) = plan {
-            tree.settle(ConstraintTree::<Plan>::ROOT, Leaf::Covered { inputs: plan });
+    /// An exploration that ran each plan, each ending as `last` says.
+    fn explored(runs: Vec<(Plan, StatementOutcome)>) -> Exploration {
+        let mut found = Exploration::default();
+        for (plan, last) in runs {
+            found.arguments.note(&plan, &[StatementOutcome::Void, last]);
         }
-        Exploration {
-            tree,
-            ..Exploration::default()
-        }
+        found
     }
 
     #[test]
-    fn a_method_is_fully_built_when_one_run_has_no_null_argument() {
+    fn a_method_is_fully_built_when_one_call_that_ran_has_no_null_argument() {
         let string = Value::String { value: "a".into() };
         let number = Value::Int { value: 1 };
-        let full = explored(Some(call(vec![
-            string.clone(),
-            Value::Ref { statement: 0 },
-            number.clone(),
-        ])));
-        let half = explored(Some(call(vec![string, Value::Null, number])));
-        let none = explored(None);
+        let full_args = vec![string.clone(), Value::Ref { statement: 0 }, number.clone()];
+        let full = explored(vec![(call(full_args.clone()), StatementOutcome::Void)]);
+        let half = explored(vec![
+            (
+                call(vec![string, Value::Null, number]),
+                StatementOutcome::Void,
+            ),
+            // Every argument, but building them failed: the call never ran.
+            (call(full_args), StatementOutcome::NotRun),
+        ]);
+        let none = explored(Vec::new());
         let built = InputsBuilt::of([("m(full)", &full), ("m(half)", &half), ("m(none)", &none)]);
         assert_eq!(built.methods, 3);
         assert_eq!(built.fully_built, 1);
