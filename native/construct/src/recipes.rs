@@ -239,7 +239,7 @@ impl<'p, 'a> Recipes<'p, 'a> {
             let Some(file) = self.program.class(&name) else {
                 continue;
             };
-            if !file.access_flags.is_public() {
+            if !file.access_flags.is_public() || !nameable(self.program, &name) {
                 continue;
             }
             for descriptor in public_constructors(file) {
@@ -430,7 +430,7 @@ fn index_methods(program: &Program<'_>) -> (ByReturnedClass, ByReturnedClass) {
     let mut factories = ByReturnedClass::new();
     let mut producers = ByReturnedClass::new();
     for (name, file) in program.classes() {
-        if !file.access_flags.is_public() {
+        if !file.access_flags.is_public() || !nameable(program, name) {
             continue;
         }
         let is_enum = file.access_flags.contains(AccessFlags::ENUM);
@@ -514,6 +514,36 @@ fn setters_of(class: &ClassName, file: &ClassFile<'_>) -> Vec<Setter> {
         }
     }
     by_method.into_values().collect()
+}
+
+/// Whether a test can name `class` in Java source: each `$` of its name
+/// separates a nested class from the class of the program it is declared
+/// in (`Option$Builder`), not a `$` of the name itself (gson's
+/// `$Gson$Types`), and no part is a number (an anonymous class).
+pub fn nameable(program: &Program<'_>, class: &ClassName) -> bool {
+    let internal = class.as_internal();
+    let simple_start = internal.rfind('/').map_or(0, |slash| slash + 1);
+    let simple = &internal[simple_start..];
+    let parts: Vec<&str> = simple.split('$').collect();
+    if parts
+        .iter()
+        .any(|part| part.is_empty() || part.starts_with(|c: char| c.is_ascii_digit()))
+    {
+        return false;
+    }
+    // Every name up to a `$` is a class of the program.
+    let mut end = simple_start;
+    for part in &parts[..parts.len() - 1] {
+        end += part.len();
+        if program
+            .class(&ClassName::internal(&internal[..end]))
+            .is_none()
+        {
+            return false;
+        }
+        end += 1;
+    }
+    true
 }
 
 /// A public method of `Object` an interface may redeclare, which a lambda

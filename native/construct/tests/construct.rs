@@ -326,3 +326,19 @@ fn the_bound_on_choices_keeps_the_literals_of_a_loosely_typed_parameter() {
         "{cut:?}"
     );
 }
+
+#[test]
+fn only_classes_a_test_can_name_are_used() {
+    let classes = classes();
+    let program = program(&classes);
+    let nameable =
+        |name: &str| testgen_construct::recipes::nameable(&program, &ClassName::internal(name));
+    assert!(nameable("fixtures/construct/Shape"));
+    // A nested class of a class of the program.
+    assert!(nameable("fixtures/construct/Shape$Kind"));
+    // A `$` of the name itself (gson's `$Gson$Types`), a nested class of a
+    // class that is not there, an anonymous class.
+    assert!(!nameable("fixtures/construct/$Shape$Types"));
+    assert!(!nameable("fixtures/construct/Missing$Inner"));
+    assert!(!nameable("fixtures/construct/Shape$1"));
+}
