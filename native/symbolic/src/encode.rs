@@ -152,6 +152,39 @@ impl InputModel {
         out
     }
 
+    /// Assertions that ask for values a person would write: whole numbers
+    /// within `magnitude` of zero, printable ASCII text and characters,
+    /// arrays of at most [`READABLE_ARRAY_LENGTH`] elements. Asked for
+    /// after a path's own clauses, and dropped if they do not fit them.
+    pub fn readable(&self, magnitude: i64) -> String {
+        let mut out = String::new();
+        let roots = self
+            .template
+            .receiver
+            .iter()
+            .chain(self.template.prefix.iter().flat_map(|c| c.args.iter()))
+            .chain(self.template.args.iter());
+        for hole in roots {
+            prefer_readable(hole, &self.template.bounds, magnitude, &mut out);
+        }
+        out
+    }
+
+    /// Whether `valuation` already holds readable values only (as
+    /// [`Self::readable`] asks at `magnitude`), so that asking again is no
+    /// use. Only the choices the valuation takes are looked at.
+    pub fn is_readable(&self, valuation: &Valuation, magnitude: i64) -> bool {
+        let roots = self
+            .template
+            .receiver
+            .iter()
+            .chain(self.template.prefix.iter().flat_map(|c| c.args.iter()))
+            .chain(self.template.args.iter());
+        roots
+            .into_iter()
+            .all(|hole| hole_is_readable(hole, valuation, magnitude))
+    }
+
     /// The plan for a solution, and what its statements mean.
     pub fn realise(&self, valuation: &Valuation) -> Realised {
         let instantiation = self.template.instantiate(valuation);
@@ -404,6 +437,130 @@ fn declare(hole: &Hole, bounds: &InputBounds, out: &mut String) {
             }
             Choice::Constant { .. } => {}
         }
+    }
+}
+
+/// Arrays a person reads at a glance.
+pub const READABLE_ARRAY_LENGTH: u32 = 4;
+
+/// [`InputModel::readable`]'s assertions for one hole and the holes inside
+/// its choices.
+fn prefer_readable(hole: &Hole, bounds: &InputBounds, magnitude: i64, out: &mut String) {
+    let var = &hole.path;
+    let choices = match &hole.kind {
+        HoleKind::Primitive(base) => {
+            out.push_str(&readable_primitive(&quoted(var), *base, magnitude));
+            return;
+        }
+        HoleKind::Reference { choices, .. } => choices,
+    };
+    for (index, choice) in choices.iter().enumerate() {
+        match choice {
+            Choice::Str => {
+                let text = quoted(&format!("{var}.s{index}"));
+                for at in 0..bounds.max_string_length {
+                    out.push_str(&format!(
+                        "(assert (or (<= (seq.len {text}) {at}) \
+                         (let ((c (seq.nth {text} {at}))) \
+                         (and (bvule #x0020 c) (bvule c #x007e)))))\n"
+                    ));
+                }
+            }
+            Choice::Boxed { base, .. } => out.push_str(&readable_primitive(
+                &quoted(&format!("{var}.b{index}")),
+                *base,
+                magnitude,
+            )),
+            Choice::PrimitiveArray { element } => {
+                let length = quoted(&format!("{var}.len"));
+                out.push_str(&format!(
+                    "(assert (bvsle {length} #x{READABLE_ARRAY_LENGTH:08x}))\n"
+                ));
+                let elements = quoted(&format!("{var}.elems"));
+                for at in 0..READABLE_ARRAY_LENGTH {
+                    let cell = format!("(select {elements} #x{at:08x})");
+                    let readable = readable_primitive(&cell, *element, magnitude);
+                    if let Some(condition) = readable
+                        .strip_prefix("(assert ")
+                        .and_then(|a| a.strip_suffix(")\n"))
+                    {
+                        out.push_str(&format!(
+                            "(assert (or (bvsle {length} #x{at:08x}) {condition}))\n"
+                        ));
+                    }
+                }
+            }
+            _ => {
+                for inner in choice.inner_holes() {
+                    prefer_readable(inner, bounds, magnitude, out);
+                }
+            }
+        }
+    }
+}
+
+fn hole_is_readable(hole: &Hole, valuation: &Valuation, magnitude: i64) -> bool {
+    let path = &hole.path;
+    let choices = match &hole.kind {
+        HoleKind::Primitive(base) => {
+            return value_is_readable(&valuation.primitive(path, *base), magnitude)
+        }
+        HoleKind::Reference { nullable, choices } => {
+            if choices.is_empty() || (*nullable && valuation.is_null(path)) {
+                return true;
+            }
+            choices
+        }
+    };
+    let index = valuation.choice(path).min(choices.len() - 1);
+    match &choices[index] {
+        Choice::Str => valuation
+            .string(path, index)
+            .iter()
+            .all(|&unit| (0x20..=0x7e).contains(&unit)),
+        Choice::Boxed { base, .. } => {
+            value_is_readable(&valuation.boxed(path, index, *base), magnitude)
+        }
+        Choice::PrimitiveArray { element } => {
+            let length = valuation.length(path);
+            length <= READABLE_ARRAY_LENGTH as i32
+                && (0..length.max(0))
+                    .all(|at| value_is_readable(&valuation.element(path, at, *element), magnitude))
+        }
+        choice => choice
+            .inner_holes()
+            .into_iter()
+            .all(|inner| hole_is_readable(inner, valuation, magnitude)),
+    }
+}
+
+/// Whether a primitive value is one [`readable_primitive`] asks for.
+fn value_is_readable(value: &Value, magnitude: i64) -> bool {
+    let within = |v: i64| (-magnitude..=magnitude).contains(&v);
+    match value {
+        Value::Int { value } => within(i64::from(*value)),
+        Value::Short { value } => within(i64::from(*value)),
+        Value::Byte { value } => within(i64::from(*value)),
+        Value::Long { value } => within(*value),
+        Value::Char { value } => (0x20..=0x7e).contains(value),
+        _ => true,
+    }
+}
+
+/// A readable value of a primitive `term`: a whole number within
+/// `magnitude` of zero, a printable ASCII character; nothing asked of
+/// booleans and floating-point numbers.
+fn readable_primitive(term: &str, base: BaseType, magnitude: i64) -> String {
+    match base {
+        BaseType::Char => {
+            format!("(assert (and (bvsle #x00000020 {term}) (bvsle {term} #x0000007e)))\n")
+        }
+        BaseType::Int | BaseType::Short | BaseType::Byte => int_range(term, -magnitude, magnitude),
+        BaseType::Long => format!(
+            "(assert (and (bvsle #x{:016x} {term}) (bvsle {term} #x{:016x})))\n",
+            -magnitude as u64, magnitude as u64
+        ),
+        BaseType::Boolean | BaseType::Float | BaseType::Double => String::new(),
     }
 }
 

@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use testgen_analysis::Hierarchy;
 use testgen_classfile::ClassFile;
 use testgen_emit::TestClass;
+use testgen_project::Blocker;
 use testgen_symbolic::explore::Exploration;
 
 use super::cache::{explorations, CachedMethod, CachedResult, Entry, Formats, Lookup};
@@ -101,14 +102,17 @@ pub fn open_outcomes(job: &Job) -> usize {
     }
 }
 
-/// The explorations of `entry` whose methods still have the same key.
+/// The explorations of `entry` whose methods still have the same key (not
+/// those the class's budget left no time for: they are explored now).
 pub fn reusable(entry: Entry, keys: &BTreeMap<String, String>) -> BTreeMap<String, Exploration> {
     let methods = entry
         .methods
         .into_iter()
         .filter(|(signature, cached)| keys.get(signature) == Some(&cached.key))
         .collect();
-    explorations(methods)
+    let mut reusable: BTreeMap<String, Exploration> = explorations(methods);
+    reusable.retain(|_, found| found.failure != Some(Blocker::Budget));
+    reusable
 }
 
 /// The class's outcome as the cache remembers it.

@@ -2,12 +2,12 @@
 //! the exploration the cache kept for a method that did not change.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use testgen_classfile::access::AccessFlags;
 use testgen_classfile::ClassFile;
 use testgen_exec::ExecError;
-use testgen_project::{ClassName, MethodId};
+use testgen_project::{Blocker, ClassName, MethodId};
 use testgen_symbolic::explore::{explore, Exploration, ExploreOptions};
 use testgen_symbolic::machine::ReplayOptions;
 
@@ -22,24 +22,32 @@ pub struct Explored {
     pub options: ExploreOptions,
 }
 
-/// Explores every target of the class within its budget (split evenly),
-/// reusing the explorations in `reuse` (by `name(descriptor)`).
+/// The share of a class's `--budget` that exploring may spend; the rest is
+/// for running, minimising and validating the tests.
+const EXPLORE_SHARE: (u32, u32) = (4, 5);
+
+/// Explores every target of the class within its share of the budget
+/// (what is left split evenly among the methods left, so that a method
+/// that overshoots its part takes it from the others, not from the class),
+/// reusing the explorations in `reuse` (by `name(descriptor)`). A method
+/// the budget leaves no time for is not explored, and says so.
 pub fn explore_methods(
     job: &ClassJob<'_, '_, '_>,
     runner: &mut PlanRunner<'_>,
     mut reuse: BTreeMap<String, Exploration>,
     effort: &mut Effort,
 ) -> Result<Explored, ExecError> {
+    let started = Instant::now();
     let targets = targets(job.file, &job.name);
-    let per_method = job
-        .options
-        .budget
+    let (share, of) = EXPLORE_SHARE;
+    let exploring_budget = job.options.budget * share / of;
+    let even_split = exploring_budget
         .checked_div(targets.len().max(1) as u32)
         .unwrap_or(Duration::ZERO);
     let defaults = ExploreOptions::default();
     let options = ExploreOptions {
         max_runs: job.options.max_runs_per_method,
-        budget: per_method,
+        budget: even_split,
         replay: ReplayOptions {
             assertions: job.options.test_jvm.assertions.clone(),
             ..defaults.replay.clone()
@@ -47,13 +55,28 @@ pub fn explore_methods(
         ..defaults
     };
     let mut methods = Vec::with_capacity(targets.len());
-    for method in targets {
+    let count = targets.len();
+    for (index, method) in targets.into_iter().enumerate() {
         if let Some(found) = reuse.remove(&method.signature()) {
             effort.methods_reused += 1;
             methods.push((method, found));
             continue;
         }
-        let found = explore(runner.executor(), job.recipes, &method, &options)?;
+        let left = exploring_budget.saturating_sub(started.elapsed());
+        let budget = left / (count - index) as u32;
+        if budget.is_zero() {
+            let found = Exploration {
+                failure: Some(Blocker::Budget),
+                ..Exploration::default()
+            };
+            methods.push((method, found));
+            continue;
+        }
+        let method_options = ExploreOptions {
+            budget,
+            ..options.clone()
+        };
+        let found = explore(runner.executor(), job.recipes, &method, &method_options)?;
         effort.runs += found.runs;
         effort.paths += found.runs;
         effort.solver_seconds += found.solver_seconds;
