@@ -739,61 +739,13 @@ fn solve(
         SatResult::Unsat => Solved::Infeasible,
         SatResult::Unknown => Solved::Unknown,
         SatResult::Sat => match solver.get_model() {
-            Some(first) => {
-                let valuation = Valuation::new(first);
-                if model.is_readable(&valuation, READABLE_MAGNITUDES[0]) {
-                    Solved::Inputs(valuation)
-                } else {
-                    // A readable answer is worth a quarter of the effort
-                    // the question itself may take.
-                    let mut params = Params::new();
-                    params.set_u32(
-                        "timeout",
-                        (timeout.as_millis() / 4).min(u128::from(u32::MAX)) as u32,
-                    );
-                    params.set_u32("rlimit", rlimit / 4);
-                    solver.set_params(&params);
-                    match readable_model(&solver, model) {
-                        Some(readable) => Solved::Inputs(Valuation::new(readable)),
-                        None => Solved::Inputs(valuation),
-                    }
-                }
-            }
+            Some(m) => Solved::Inputs(Valuation::new(m)),
             None => Solved::Unknown,
         },
     };
     found.solver_queries += 1;
     found.solver_seconds += started.elapsed().as_secs_f64();
     result
-}
-
-/// How far from zero a readable whole number may be, tried in turn: small
-/// numbers, then ones as large as the limits code usually checks.
-const READABLE_MAGNITUDES: [i64; 2] = [100, 100_000];
-
-/// A model of the query `solver` just found satisfiable that also has
-/// readable values ([`InputModel::readable`]), at the smallest magnitude
-/// the path allows; `None` when none fits, and the solver's first answer
-/// stands.
-fn readable_model(solver: &Solver, model: &InputModel) -> Option<z3::Model> {
-    let declarations = model.declarations();
-    for magnitude in READABLE_MAGNITUDES {
-        solver.push();
-        let before = solver.get_assertions().len();
-        let script = format!("{declarations}{}", model.readable(magnitude));
-        solver.from_string(script.as_str());
-        let read = solver.get_assertions().len() == before + script.matches("(assert ").count();
-        let found = if read && solver.check() == SatResult::Sat {
-            solver.get_model()
-        } else {
-            None
-        };
-        solver.pop(1);
-        if found.is_some() {
-            return found;
-        }
-    }
-    None
 }
 
 /// Gives `script` to `solver`; false when z3 could not read all of it (it
