@@ -224,6 +224,45 @@ impl<V: HoleValues> Instantiator<'_, V> {
         self.statements.len() - 1
     }
 
+    /// The statement that calls `method` on what the hole `receiver`
+    /// holds (a static call without one), with `args` filled first.
+    fn call(&mut self, method: &MethodId, receiver: Option<&Hole>, args: &[Hole]) -> usize {
+        let receiver = receiver.map(|hole| self.fill(hole));
+        let (values, filled_args) = self.fill_all(args);
+        let class = method.class.to_binary();
+        let name = method.name.clone();
+        let descriptor = method.descriptor.clone();
+        let (statement, receiver) = match receiver {
+            Some((value, filled)) => (
+                Statement::Call {
+                    receiver: value,
+                    class,
+                    name,
+                    descriptor,
+                    args: values,
+                },
+                Some(filled),
+            ),
+            None => (
+                Statement::CallStatic {
+                    class,
+                    name,
+                    descriptor,
+                    args: values,
+                },
+                None,
+            ),
+        };
+        self.push(
+            statement,
+            Origin::Call {
+                method: method.clone(),
+                receiver,
+                args: filled_args,
+            },
+        )
+    }
+
     fn fill_all(&mut self, holes: &[Hole]) -> (Vec<Value>, Vec<Filled>) {
         holes.iter().map(|hole| self.fill(hole)).unzip()
     }
@@ -389,20 +428,7 @@ impl<V: HoleValues> Instantiator<'_, V> {
                 )
             }
             Choice::Factory { method, args } => {
-                let (values, filled_args) = self.fill_all(args);
-                let statement = self.push(
-                    Statement::CallStatic {
-                        class: method.class.to_binary(),
-                        name: method.name.clone(),
-                        descriptor: method.descriptor.clone(),
-                        args: values,
-                    },
-                    Origin::Call {
-                        method: method.clone(),
-                        receiver: None,
-                        args: filled_args,
-                    },
-                );
+                let statement = self.call(method, None, args);
                 (
                     Value::Ref { statement },
                     filled(Target::Statement(statement)),
@@ -413,22 +439,7 @@ impl<V: HoleValues> Instantiator<'_, V> {
                 receiver,
                 args,
             } => {
-                let (receiver_value, receiver_filled) = self.fill(receiver);
-                let (values, filled_args) = self.fill_all(args);
-                let statement = self.push(
-                    Statement::Call {
-                        receiver: receiver_value,
-                        class: method.class.to_binary(),
-                        name: method.name.clone(),
-                        descriptor: method.descriptor.clone(),
-                        args: values,
-                    },
-                    Origin::Call {
-                        method: method.clone(),
-                        receiver: Some(receiver_filled),
-                        args: filled_args,
-                    },
-                );
+                let statement = self.call(method, Some(receiver), args);
                 (
                     Value::Ref { statement },
                     filled(Target::Statement(statement)),
