@@ -51,15 +51,10 @@ pub fn recipes(class: &ClassName) -> Vec<Recipe> {
             constants: constants.iter().map(|c| c.to_string()).collect(),
         }]
     };
-    if let Some((method, descriptor)) = functional_method(internal) {
-        let declared_by = match internal {
-            "java/util/function/UnaryOperator" => "java/util/function/Function",
-            "java/util/function/BinaryOperator" => "java/util/function/BiFunction",
-            _ => internal,
-        };
+    if let Some(method) = functional(class) {
         let lambda = Recipe::Lambda {
             interface: class.clone(),
-            method: MethodId::new(ClassName::internal(declared_by), method, descriptor),
+            method,
         };
         let mut recipes = vec![lambda];
         if internal == "java/util/Comparator" {
@@ -294,6 +289,23 @@ pub fn recipes(class: &ClassName) -> Vec<Recipe> {
         }
         _ => Vec::new(),
     }
+}
+
+/// The one abstract method of a JDK functional interface, with the
+/// interface that declares it (`Function.apply` for a `UnaryOperator`).
+pub(crate) fn functional(interface: &ClassName) -> Option<MethodId> {
+    let internal = interface.as_internal();
+    let (name, descriptor) = functional_method(internal)?;
+    let declared_by = match internal {
+        "java/util/function/UnaryOperator" => "java/util/function/Function",
+        "java/util/function/BinaryOperator" => "java/util/function/BiFunction",
+        _ => internal,
+    };
+    Some(MethodId::new(
+        ClassName::internal(declared_by),
+        name,
+        descriptor,
+    ))
 }
 
 /// The one abstract method (name, descriptor) of a JDK functional

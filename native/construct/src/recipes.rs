@@ -315,14 +315,8 @@ impl<'p, 'a> Recipes<'p, 'a> {
             let Some(file) = self.program.class(&interface) else {
                 match interface.as_internal() {
                     "java/io/Serializable" | "java/lang/Cloneable" => continue,
-                    jdk_interface => {
-                        let Some(Recipe::Lambda { method, .. }) = jdk::recipes(&interface)
-                            .into_iter()
-                            .next()
-                            .filter(|_| jdk_interface.starts_with("java/"))
-                        else {
-                            return None;
-                        };
+                    _ => {
+                        let method = jdk::functional(&interface)?;
                         abstract_methods
                             .insert((method.name.clone(), method.descriptor.clone()), method);
                         continue;
