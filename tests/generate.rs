@@ -816,3 +816,30 @@ fn every_catalogue_type_gets_a_value_and_the_tests_pass() {
     .unwrap();
     assert!(source.contains("= till.ring("), "{source}");
 }
+
+#[test]
+fn a_loop_that_never_ends_costs_its_runs_not_the_class_and_is_named() {
+    let classes = compile_fixture("bounded");
+    let generated = generate("bounded", &classes, &["--budget", "20", "--max-runs", "30"]);
+    let report = &generated.report;
+    let class = &report["classes"][0];
+    assert_eq!(class["class"], "fixtures.bounded.Wrapper", "{report:#}");
+    // Entering `rule`'s loop with the empty pattern the solver gives never
+    // ends: that outcome is the one left, and the report says why. Every
+    // other method still got its share of the budget and is covered,
+    // through `rule` as a context call too.
+    let uncovered = class["uncovered"].as_array().cloned().unwrap_or_default();
+    assert_eq!(uncovered.len(), 1, "{class:#}");
+    assert!(
+        uncovered[0]["method"].as_str().unwrap().contains(".rule("),
+        "{class:#}"
+    );
+    assert_eq!(uncovered[0]["blockers"][0]["kind"], "run_hung", "{class:#}");
+    assert_eq!(class["branches_infeasible"], 0, "{class:#}");
+    // No test hangs: none was made of a run that did not finish.
+    let dir = scratch_dir("bounded-run");
+    let test_classes = compile_tests(&dir, &classes, &generated.out, 5);
+    let run = launch(&classes, &test_classes, 5, &[], &[]);
+    assert_eq!(run.failed, 0, "{}", run.summary);
+    assert!(run.tests > 0, "{}", run.summary);
+}

@@ -19,7 +19,8 @@ pub struct ContextBounds {
     pub max_prefix_length: usize,
     /// Sequences tried at most (the empty one included).
     pub max_contexts: usize,
-    /// The same call repeated up to this many times is a sequence of its own.
+    /// The same call repeated up to this many times is a sequence of its own
+    /// (for a call that reads a field it writes).
     pub max_repeated_calls: usize,
 }
 
@@ -33,8 +34,9 @@ impl Default for ContextBounds {
     }
 }
 
-/// The empty sequence, then the same call repeated (a counter that needs
-/// several increments), then every sequence, shortest first, each group in
+/// The empty sequence, then each call once or, when its effect builds on
+/// itself, repeated (a counter that needs several increments), then every
+/// sequence, shortest first, each group in
 /// the candidates' order, up to `bounds.max_contexts` in all. Only the empty
 /// sequence for static methods and constructors.
 pub fn contexts(
@@ -65,20 +67,40 @@ pub fn contexts(
             (!skip).then(|| MethodId::new(target.class.clone(), name, descriptor))
         })
         .collect();
+    // Calls whose effect builds on itself (they read a field they write:
+    // a counter, a list they add to); repeating any other call reaches
+    // nothing its first call did not. Unknown without the class's accesses.
+    let mut accumulating: BTreeSet<MethodId> = BTreeSet::new();
     if let Ok(access) = ClassAccess::of(class) {
         let (target_reads, _) = instance_field_accesses(&access, target);
-        let prepares = |call: &MethodId| {
-            let (_, writes) = instance_field_accesses(&access, call);
-            !writes.is_disjoint(&target_reads)
-        };
+        let mut prepares = BTreeSet::new();
+        for call in &calls {
+            let (reads, writes) = instance_field_accesses(&access, call);
+            if !writes.is_disjoint(&target_reads) {
+                prepares.insert(call.clone());
+            }
+            if !writes.is_disjoint(&reads) {
+                accumulating.insert(call.clone());
+            }
+        }
         calls.sort_by_cached_key(|call| {
-            (!prepares(call), call.name.clone(), call.descriptor.clone())
+            (
+                !prepares.contains(call),
+                call.name.clone(),
+                call.descriptor.clone(),
+            )
         });
     } else {
         calls.sort_by(|a, b| (&a.name, &a.descriptor).cmp(&(&b.name, &b.descriptor)));
+        accumulating.extend(calls.iter().cloned());
     }
     for call in &calls {
-        for times in 1..=bounds.max_repeated_calls {
+        let repeats = if accumulating.contains(call) {
+            bounds.max_repeated_calls
+        } else {
+            1
+        };
+        for times in 1..=repeats {
             if contexts.len() >= bounds.max_contexts {
                 return contexts;
             }
@@ -90,6 +112,9 @@ pub fn contexts(
         let mut longer = Vec::new();
         for prefix in &frontier {
             for call in &calls {
+                if prefix.last() == Some(call) && !accumulating.contains(call) {
+                    continue;
+                }
                 let mut extended = prefix.clone();
                 extended.push(call.clone());
                 longer.push(extended);

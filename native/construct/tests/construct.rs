@@ -235,6 +235,15 @@ fn calls_that_write_what_the_method_reads_prepare_the_receiver_first() {
         "{first_calls:?}"
     );
     assert!(found.len() <= ContextBounds::default().max_contexts);
+    // A call whose effect builds on itself is repeated (add, raiseLimit
+    // read what they write); repeating log reaches nothing new.
+    let repeated = |name: &str| {
+        found
+            .iter()
+            .any(|calls| calls.len() > 1 && calls.iter().all(|call| call.name == name))
+    };
+    assert!(repeated("add") && repeated("raiseLimit"), "{found:?}");
+    assert!(!repeated("log"), "{found:?}");
     let statik = contexts(&program, &describe, true, &ContextBounds::default());
     assert_eq!(statik, vec![Vec::<MethodId>::new()]);
 }

@@ -43,6 +43,9 @@ pub enum Blocker {
     PathLength { limit: usize },
     /// The solver could not decide a path's condition within its limits.
     SolverUnknown,
+    /// A run did not finish within its time limit (the code loops or waits
+    /// on the inputs it got), so no test can take that path.
+    RunHung,
     /// Exploring stopped (runs, queries or time) with paths left to try.
     Budget,
     /// The goal is in a method no public method or constructor was seen to
@@ -81,6 +84,9 @@ impl fmt::Display for Blocker {
                 write!(f, "paths longer than {limit} decisions were cut")
             }
             Blocker::SolverUnknown => f.write_str("the solver gave up"),
+            Blocker::RunHung => {
+                f.write_str("a run did not finish in time (the code loops or waits)")
+            }
             Blocker::Budget => f.write_str("budget exhausted"),
             Blocker::NotReachedFromPublicMethods => {
                 f.write_str("not reached from the public methods")

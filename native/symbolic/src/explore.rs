@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use testgen_construct::{contexts, ContextBounds, Recipes, TemplateError};
-use testgen_exec::{ExecError, Executor, Plan, PlanOutcome, TraceEvent};
+use testgen_exec::{ExecError, Executor, Plan, PlanOutcome, PlanStatus, TraceEvent};
 use testgen_project::{reached, Blocker, Goal, MethodId};
 use z3::{Params, SatResult, Solver};
 
@@ -73,7 +73,7 @@ impl Default for ExploreOptions {
 /// driver's cache): bumped whenever that form or its meaning changes, so
 /// that an exploration written by another testgen is explored again rather
 /// than misread. `tests/replay_recorded.rs` holds it to a recorded sample.
-pub const EXPLORATION_FORMAT: u32 = 3;
+pub const EXPLORATION_FORMAT: u32 = 4;
 
 /// What exploring found, with the self-check figures.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -92,6 +92,10 @@ pub struct Exploration {
     pub seconds: f64,
     /// Every branch outcome the probes reported, in any method of the program.
     pub reached: BTreeSet<Goal>,
+    /// The outcomes among `reached` that only runs which did not finish in
+    /// time reached: no test can take them that way.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub reached_by_hung_runs: BTreeSet<Goal>,
     /// Which arguments the runs that got as far as calling the method
     /// under test gave it.
     pub arguments: ArgumentsGiven,
@@ -186,12 +190,55 @@ pub struct RecordedRun {
     pub events: Vec<TraceEvent>,
 }
 
+/// Plan prefixes seen to hang: statements before the call under test that
+/// ran until the time limit stopped them. The methods of one class share
+/// their contexts, so a context call that loops on the inputs the solver
+/// first gives it would cost every method a run timeout; with this, only
+/// the first.
+#[derive(Clone, Debug, Default)]
+pub struct Hangs {
+    prefixes: Vec<Vec<testgen_exec::Statement>>,
+}
+
+impl Hangs {
+    /// Notes where `plan` hung, if a statement before its last one did.
+    fn note(&mut self, plan: &Plan, outcome: &PlanOutcome) {
+        let hung = outcome
+            .statements
+            .iter()
+            .position(|s| *s == testgen_exec::StatementOutcome::TimedOut);
+        if let Some(at) = hung.filter(|&at| at + 1 < plan.statements.len()) {
+            self.prefixes.push(plan.statements[..=at].to_vec());
+        }
+    }
+
+    /// Whether `plan` starts with statements seen to hang (the same calls
+    /// with the same arguments on fresh objects: they would hang again).
+    fn known(&self, plan: &Plan) -> bool {
+        self.prefixes
+            .iter()
+            .any(|prefix| plan.statements.starts_with(prefix))
+    }
+}
+
 /// Explores `target`'s paths, building its inputs from `recipes`.
 pub fn explore(
     executor: &mut Executor,
     recipes: &Recipes<'_, '_>,
     target: &MethodId,
     options: &ExploreOptions,
+) -> Result<Exploration, ExecError> {
+    explore_knowing(executor, recipes, target, options, &mut Hangs::default())
+}
+
+/// [`explore`], skipping the runs whose plans start with a prefix in
+/// `hangs` and adding the prefixes that hang to it.
+pub fn explore_knowing(
+    executor: &mut Executor,
+    recipes: &Recipes<'_, '_>,
+    target: &MethodId,
+    options: &ExploreOptions,
+    hangs: &mut Hangs,
 ) -> Result<Exploration, ExecError> {
     // A z3 context of its own: the models z3 finds depend on the terms a
     // context has seen before, so a shared context would make the inputs
@@ -201,7 +248,7 @@ pub fn explore(
     let executor = std::sync::Mutex::new(executor);
     z3::with_z3_config(&z3::Config::new(), || {
         let mut executor = executor.lock().unwrap_or_else(|e| e.into_inner());
-        explore_in_fresh_context(&mut executor, recipes, target, options)
+        explore_in_fresh_context(&mut executor, recipes, target, options, hangs)
     })
 }
 
@@ -210,6 +257,7 @@ fn explore_in_fresh_context(
     recipes: &Recipes<'_, '_>,
     target: &MethodId,
     options: &ExploreOptions,
+    hangs: &mut Hangs,
 ) -> Result<Exploration, ExecError> {
     let program = recipes.program();
     let started = Instant::now();
@@ -248,10 +296,20 @@ fn explore_in_fresh_context(
     };
     let mut next = match solve(&models[0], "", &[], limits(options, started), &mut found) {
         Solved::Inputs(valuation) => Some((0usize, valuation, None)),
-        _ => {
+        Solved::Infeasible => {
             found.failure = Some(Blocker::NotExplorable {
                 reason: "the inputs' own constraints have no solution".into(),
             });
+            None
+        }
+        // Undecided is not unsatisfiable: the method was not explored for
+        // want of time or of the solver's effort, and says which.
+        Solved::Unknown if started.elapsed() >= options.budget => {
+            found.failure = Some(Blocker::Budget);
+            None
+        }
+        Solved::Unknown => {
+            found.failure = Some(Blocker::SolverUnknown);
             None
         }
     };
@@ -265,11 +323,30 @@ fn explore_in_fresh_context(
             break;
         }
         let realised = models[context].realise(&valuation);
+        if let Some(leaf) = aimed.filter(|_| hangs.known(&realised.plan)) {
+            found.tree.settle(leaf, Leaf::Hung);
+            found.blockers.insert(Blocker::RunHung);
+            next = next_inputs(&mut found, &models, options, started);
+            continue;
+        }
         let outcome = executor.run_with_timeout(&realised.plan, options.run_timeout)?;
+        hangs.note(&realised.plan, &outcome);
         found.runs += 1;
         found.arguments.note(&realised.plan, &outcome.statements);
         let events = plan_events(&outcome);
-        found.reached.extend(reached(program, &events));
+        let goals = reached(program, &events);
+        if outcome.status == PlanStatus::TimedOut {
+            let new = goals
+                .difference(&found.reached)
+                .cloned()
+                .collect::<Vec<_>>();
+            found.reached_by_hung_runs.extend(new);
+        } else {
+            found
+                .reached_by_hung_runs
+                .retain(|goal| !goals.contains(goal));
+        }
+        found.reached.extend(goals);
         let replayed = replay(
             program,
             recipes.hierarchy(),
@@ -302,10 +379,20 @@ fn explore_in_fresh_context(
             found.decided.extend(step.taken.at.goal(step.taken.outcome));
         }
         steps.extend(replayed.steps);
-        found.tree.record(&steps, realised.plan);
+        if outcome.status == PlanStatus::TimedOut {
+            found.tree.record_hung(&steps);
+            found.blockers.insert(Blocker::RunHung);
+        } else {
+            found.tree.record(&steps, realised.plan);
+        }
         if let Some(leaf) = aimed {
             found.predicted += 1;
             match found.tree.node(leaf) {
+                // The run was stopped before it got there: the path is
+                // not known to differ from the prediction.
+                Node::Leaf(Leaf::Unexplored) if outcome.status == PlanStatus::TimedOut => {
+                    found.tree.settle(leaf, Leaf::Hung);
+                }
                 Node::Leaf(Leaf::Unexplored) => {
                     // The run did not take the path it was solved for: the
                     // leaf depends on something not modelled.

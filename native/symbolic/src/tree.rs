@@ -133,6 +133,9 @@ pub enum Leaf<I> {
     Infeasible,
     /// The solver gave up on the path's clauses.
     TimedOut,
+    /// A run went this far and then did not finish within its time limit:
+    /// the trace ends here, and the plan is no test.
+    Hung,
     /// The path has a clause that could not be modelled (or a run solved
     /// for it went another way): no solver query can aim at it.
     NotModelled { blocker: Blocker },
@@ -145,6 +148,7 @@ pub struct TreeStats {
     pub unexplored: usize,
     pub infeasible: usize,
     pub timed_out: usize,
+    pub hung: usize,
     pub not_modelled: usize,
 }
 
@@ -195,6 +199,17 @@ impl<I: Clone> ConstraintTree<I> {
     /// Adds the path a run took, with its alternatives as unexplored leaves,
     /// and marks its end covered by `inputs`.
     pub fn record(&mut self, steps: &[Step], inputs: I) -> Recorded {
+        self.record_ending(steps, Leaf::Covered { inputs })
+    }
+
+    /// Adds the path of a run that did not finish (its trace stops where
+    /// the run was stopped): the decisions are real, the end is marked
+    /// [`Leaf::Hung`] unless another run covered it.
+    pub fn record_hung(&mut self, steps: &[Step]) -> Recorded {
+        self.record_ending(steps, Leaf::Hung)
+    }
+
+    fn record_ending(&mut self, steps: &[Step], ending: Leaf<I>) -> Recorded {
         let mut at = Self::ROOT;
         for (index, step) in steps.iter().enumerate() {
             if let Node::Leaf(_) = self.node(at) {
@@ -232,7 +247,7 @@ impl<I: Clone> ConstraintTree<I> {
         match leaf {
             Node::Leaf(Leaf::Covered { .. }) => Recorded::Repeated,
             Node::Leaf(_) => {
-                *leaf = Node::Leaf(Leaf::Covered { inputs });
+                *leaf = Node::Leaf(ending);
                 Recorded::NewPath
             }
             // The run ended where an earlier one went on: the method's
@@ -429,6 +444,7 @@ impl<I: Clone> ConstraintTree<I> {
                 Node::Leaf(Leaf::Unexplored) => stats.unexplored += 1,
                 Node::Leaf(Leaf::Infeasible) => stats.infeasible += 1,
                 Node::Leaf(Leaf::TimedOut) => stats.timed_out += 1,
+                Node::Leaf(Leaf::Hung) => stats.hung += 1,
                 Node::Leaf(Leaf::NotModelled { .. }) => stats.not_modelled += 1,
                 Node::Branch { .. } => {}
             }

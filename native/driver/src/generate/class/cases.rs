@@ -39,7 +39,12 @@ pub fn make_cases(
         coverage: covered,
     } in chosen
     {
-        let (plan, first) = shrink(runner, plan, first, |outcome| covered_ids(job, outcome))?;
+        // Out of time, a test keeps the statements its plan had.
+        let (plan, first) = if job.out_of_time() {
+            (plan, first)
+        } else {
+            shrink(runner, plan, first, |outcome| covered_ids(job, outcome))?
+        };
         let covered: Coverage = covered.union(&covered_ids(job, &first)).copied().collect();
         // Shrinking can make two tests the same (both reduced to the call
         // that throws); one of them is enough.

@@ -81,6 +81,17 @@ pub fn diagnose(
         .iter()
         .flat_map(|(_, found)| found.reached.iter())
         .collect();
+    let reached_by_hung_runs: BTreeSet<&Goal> = explored
+        .methods
+        .iter()
+        .flat_map(|(_, found)| found.reached_by_hung_runs.iter())
+        .filter(|goal| {
+            // Only where no finished run of another method reached it.
+            explored.methods.iter().all(|(_, found)| {
+                !found.reached.contains(goal) || found.reached_by_hung_runs.contains(goal)
+            })
+        })
+        .collect();
     let mut diagnosis = Diagnosis {
         covered: 0,
         infeasible: 0,
@@ -94,6 +105,10 @@ pub fn diagnose(
         let reason = if infeasible.contains(goal) {
             diagnosis.infeasible += 1;
             UncoveredReason::ProvenInfeasible
+        } else if reached_by_hung_runs.contains(goal) {
+            UncoveredReason::Blocked {
+                blockers: vec![Blocker::RunHung],
+            }
         } else if reached.contains(goal) {
             if dropped.is_empty() {
                 UncoveredReason::NotKept

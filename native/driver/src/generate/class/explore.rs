@@ -8,7 +8,7 @@ use testgen_classfile::access::AccessFlags;
 use testgen_classfile::ClassFile;
 use testgen_exec::ExecError;
 use testgen_project::{Blocker, ClassName, MethodId};
-use testgen_symbolic::explore::{explore, Exploration, ExploreOptions};
+use testgen_symbolic::explore::{explore_knowing, Exploration, ExploreOptions, Hangs};
 use testgen_symbolic::machine::ReplayOptions;
 
 use super::runner::PlanRunner;
@@ -55,6 +55,7 @@ pub fn explore_methods(
         ..defaults
     };
     let mut methods = Vec::with_capacity(targets.len());
+    let mut hangs = Hangs::default();
     let count = targets.len();
     for (index, method) in targets.into_iter().enumerate() {
         if let Some(found) = reuse.remove(&method.signature()) {
@@ -74,9 +75,16 @@ pub fn explore_methods(
         }
         let method_options = ExploreOptions {
             budget,
+            run_timeout: run_timeout(budget, options.run_timeout),
             ..options.clone()
         };
-        let found = explore(runner.executor(), job.recipes, &method, &method_options)?;
+        let found = explore_knowing(
+            runner.executor(),
+            job.recipes,
+            &method,
+            &method_options,
+            &mut hangs,
+        )?;
         effort.runs += found.runs;
         effort.paths += found.runs;
         effort.solver_seconds += found.solver_seconds;
@@ -85,6 +93,19 @@ pub fn explore_methods(
     }
     effort.methods_explored = methods.len();
     Ok(Explored { methods, options })
+}
+
+/// The shortest time limit of one run while exploring: a cold class's
+/// first run (loading, static initialisers, instrumented code) takes up to
+/// a tenth of a second on the development machine.
+const SHORTEST_RUN_TIMEOUT: Duration = Duration::from_millis(250);
+
+/// A run may take a third of its method's time, within
+/// [`SHORTEST_RUN_TIMEOUT`] and `longest`: code that loops on the inputs
+/// it got (a context call among them, which every method of the class
+/// runs) would otherwise spend the budget of the methods after it.
+fn run_timeout(method_budget: Duration, longest: Duration) -> Duration {
+    (method_budget / 3).clamp(SHORTEST_RUN_TIMEOUT, longest.max(SHORTEST_RUN_TIMEOUT))
 }
 
 /// The public methods and constructors worth a test, in class-file order.
@@ -103,8 +124,10 @@ pub fn targets(file: &ClassFile<'_>, class: &ClassName) -> Vec<MethodId> {
             || flags.contains(AccessFlags::SYNTHETIC)
             || flags.contains(AccessFlags::NATIVE)
             || name == "<clinit>"
-            // An abstract class is tested through its static methods only.
-            || (class_flags.is_abstract() && !flags.is_static())
+            // An interface's default methods need an implementation; an
+            // abstract class's instance methods run on the subclasses
+            // the recipes find (or are not explorable, and say so).
+            || (class_flags.is_interface() && !flags.is_static())
             || (is_enum
                 && (name == "values" && descriptor.starts_with("()")
                     || name == "valueOf" && descriptor.starts_with("(Ljava/lang/String;)")));

@@ -115,6 +115,17 @@ pub struct ClassJob<'j, 'p, 'a> {
     pub recipes: &'j Recipes<'p, 'a>,
     pub options: &'j GenerateOptions,
     pub goals: ClassGoals,
+    /// When the class's `--budget` is spent: exploring keeps within its
+    /// share of it, and the stages after it do what is optional (measuring
+    /// more candidates, shrinking) only before it.
+    pub deadline: Instant,
+}
+
+impl ClassJob<'_, '_, '_> {
+    /// Whether the class's budget is spent.
+    pub fn out_of_time(&self) -> bool {
+        Instant::now() >= self.deadline
+    }
 }
 
 /// Generates (but does not write) the tests of `class`. The methods in
@@ -144,6 +155,7 @@ pub fn generate_class(
         file,
         recipes,
         options,
+        deadline: started + options.budget,
     };
     result.branches = job.goals.len();
     let mut runner = PlanRunner::new(executor);

@@ -120,7 +120,7 @@ pub fn select(
         .into_iter()
         .chain(others.into_iter().take(MAX_EXTRA_MEASUREMENTS));
     for index in order {
-        if missing.is_empty() {
+        if missing.is_empty() || job.out_of_time() {
             break;
         }
         if candidates[index].runs.is_some() {
