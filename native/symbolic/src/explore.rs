@@ -228,17 +228,27 @@ pub fn explore(
     target: &MethodId,
     options: &ExploreOptions,
 ) -> Result<Exploration, ExecError> {
-    explore_knowing(executor, recipes, target, options, &mut Hangs::default())
+    explore_knowing(
+        executor,
+        recipes,
+        target,
+        options,
+        &mut Hangs::default(),
+        Exploration::default(),
+    )
 }
 
 /// [`explore`], skipping the runs whose plans start with a prefix in
-/// `hangs` and adding the prefixes that hang to it.
+/// `hangs` and adding the prefixes that hang to it. Exploring goes on from
+/// `earlier` (an exploration of the same method with the same options,
+/// stopped by its runs or time), and its limits count what it spent.
 pub fn explore_knowing(
     executor: &mut Executor,
     recipes: &Recipes<'_, '_>,
     target: &MethodId,
     options: &ExploreOptions,
     hangs: &mut Hangs,
+    earlier: Exploration,
 ) -> Result<Exploration, ExecError> {
     // A z3 context of its own: the models z3 finds depend on the terms a
     // context has seen before, so a shared context would make the inputs
@@ -248,7 +258,7 @@ pub fn explore_knowing(
     let executor = std::sync::Mutex::new(executor);
     z3::with_z3_config(&z3::Config::new(), || {
         let mut executor = executor.lock().unwrap_or_else(|e| e.into_inner());
-        explore_in_fresh_context(&mut executor, recipes, target, options, hangs)
+        explore_in_fresh_context(&mut executor, recipes, target, options, hangs, earlier)
     })
 }
 
@@ -258,10 +268,12 @@ fn explore_in_fresh_context(
     target: &MethodId,
     options: &ExploreOptions,
     hangs: &mut Hangs,
+    earlier: Exploration,
 ) -> Result<Exploration, ExecError> {
     let program = recipes.program();
     let started = Instant::now();
-    let mut found = Exploration::default();
+    let resumed = earlier.runs > 0;
+    let mut found = earlier;
     let Some(is_static) = program.is_static(target) else {
         found.failure = Some(Blocker::NotExplorable {
             reason: format!("{target} is not in the program"),
@@ -294,25 +306,12 @@ fn explore_in_fresh_context(
             return Ok(found);
         }
     };
-    let mut next = match solve(&models[0], "", &[], limits(options, started), &mut found) {
-        Solved::Inputs(valuation) => Some((0usize, valuation, None)),
-        Solved::Infeasible => {
-            found.failure = Some(Blocker::NotExplorable {
-                reason: "the inputs' own constraints have no solution".into(),
-            });
-            None
-        }
-        // Undecided is not unsatisfiable: the method was not explored for
-        // want of time or of the solver's effort, and says which.
-        Solved::Unknown if started.elapsed() >= options.budget => {
-            found.failure = Some(Blocker::Budget);
-            None
-        }
-        Solved::Unknown => {
-            found.failure = Some(Blocker::SolverUnknown);
-            None
-        }
+    let mut next = if resumed {
+        next_inputs(&mut found, &models, options, started)
+    } else {
+        first_inputs(&models[0], options, started, &mut found)
     };
+
     while let Some((context, valuation, aimed)) = next.take() {
         if found.runs >= options.max_runs {
             break;
@@ -411,8 +410,36 @@ fn explore_in_fresh_context(
     } else {
         found.infeasible_so_far = infeasible;
     }
-    found.seconds = started.elapsed().as_secs_f64();
+    found.seconds += started.elapsed().as_secs_f64();
     Ok(found)
+}
+
+/// The inputs of the first run: any that meet the inputs' own constraints.
+fn first_inputs(
+    model: &InputModel,
+    options: &ExploreOptions,
+    started: Instant,
+    found: &mut Exploration,
+) -> Option<(usize, Valuation, Option<NodeId>)> {
+    match solve(model, "", &[], limits(options, started), found) {
+        Solved::Inputs(valuation) => Some((0usize, valuation, None)),
+        Solved::Infeasible => {
+            found.failure = Some(Blocker::NotExplorable {
+                reason: "the inputs' own constraints have no solution".into(),
+            });
+            None
+        }
+        // Undecided is not unsatisfiable: the method was not explored for
+        // want of time or of the solver's effort, and says which.
+        Solved::Unknown if started.elapsed() >= options.budget => {
+            found.failure = Some(Blocker::Budget);
+            None
+        }
+        Solved::Unknown => {
+            found.failure = Some(Blocker::SolverUnknown);
+            None
+        }
+    }
 }
 
 /// Why a recorded run cannot be replayed in this program.

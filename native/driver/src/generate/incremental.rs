@@ -132,7 +132,7 @@ pub fn outcome_from(class: &LoadedClass, entry: Entry, status: Status) -> ClassO
         kept: result.kept,
         portability: result.portability,
         static_state: result.static_state,
-        inputs: InputsBuilt::of_explorations(&explorations),
+        inputs: InputsBuilt::of_explorations(&explorations, &class.public_methods()),
         explorations,
         ..ClassOutcome::new(class)
     }

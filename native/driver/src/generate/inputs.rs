@@ -15,7 +15,7 @@ use testgen_symbolic::explore::{ArgumentsGiven, Exploration};
 /// The inputs figures of one class, or of a whole run added up.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InputsBuilt {
-    /// Methods and constructors under test.
+    /// Public methods and constructors under test.
     pub methods: usize,
     /// Of those, the ones some run called with every argument non-null.
     pub fully_built: usize,
@@ -62,11 +62,16 @@ impl InputsBuilt {
         built
     }
 
-    /// The figures of a class from its explorations by `name(descriptor)`.
-    pub fn of_explorations(explorations: &[(String, Exploration)]) -> Self {
+    /// The figures of a class from its explorations by `name(descriptor)`,
+    /// of the methods in `counted` (its public ones).
+    pub fn of_explorations(
+        explorations: &[(String, Exploration)],
+        counted: &std::collections::BTreeSet<String>,
+    ) -> Self {
         Self::of(
             explorations
                 .iter()
+                .filter(|(method, _)| counted.contains(method))
                 .map(|(method, found)| (method.as_str(), found)),
         )
     }

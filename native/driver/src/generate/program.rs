@@ -31,6 +31,26 @@ pub struct LoadedClass {
     pub testable: bool,
 }
 
+impl LoadedClass {
+    /// `name(descriptor)` of the class's public methods and constructors:
+    /// what the inputs figures count (non-public ones are tested too, but
+    /// the figure is about the class's API).
+    pub fn public_methods(&self) -> std::collections::BTreeSet<String> {
+        let Ok(file) = ClassFile::parse(&self.bytes) else {
+            return Default::default();
+        };
+        file.methods
+            .iter()
+            .filter(|method| method.access_flags.is_public())
+            .filter_map(|method| {
+                let name = method.name(&file).ok()?;
+                let descriptor = method.descriptor(&file).ok()?;
+                Some(format!("{name}{descriptor}"))
+            })
+            .collect()
+    }
+}
+
 /// Every class of the inputs, sorted by binary name.
 pub struct Loaded {
     pub classes: Vec<LoadedClass>,

@@ -26,9 +26,11 @@ pub struct Explored {
 /// for running, minimising and validating the tests.
 const EXPLORE_SHARE: (u32, u32) = (4, 5);
 
-/// Explores every target of the class within its share of the budget
-/// (what is left split evenly among the methods left, so that a method
-/// that overshoots its part takes it from the others, not from the class),
+/// Explores every target of the class within its share of the budget, in
+/// two rounds (a quarter of the runs each, then the rest where paths are
+/// left), each splitting what is left evenly among the methods left, so
+/// that a method that overshoots its part takes it from the others, not
+/// from the class;
 /// reusing the explorations in `reuse` (by `name(descriptor)`). A method
 /// the budget leaves no time for is not explored, and says so.
 pub fn explore_methods(
@@ -56,6 +58,27 @@ pub fn explore_methods(
     };
     let mut methods = Vec::with_capacity(targets.len());
     let mut hangs = Hangs::default();
+    let mut explore_one = |method: &MethodId, budget: Duration, max_runs: usize, earlier| {
+        let method_options = ExploreOptions {
+            budget,
+            max_runs,
+            run_timeout: run_timeout(budget, options.run_timeout),
+            ..options.clone()
+        };
+        explore_knowing(
+            runner.executor(),
+            job.recipes,
+            method,
+            &method_options,
+            &mut hangs,
+            earlier,
+        )
+    };
+    // First every method its first runs, which cover most of what it can
+    // reach; then the time left goes to the methods with paths left, so
+    // that methods early in the class cannot take the later ones' share.
+    let first_round_runs = (options.max_runs / FIRST_ROUND_PART).max(1);
+    let mut explored_now = Vec::new();
     let count = targets.len();
     for (index, method) in targets.into_iter().enumerate() {
         if let Some(found) = reuse.remove(&method.signature()) {
@@ -65,35 +88,51 @@ pub fn explore_methods(
         }
         let left = exploring_budget.saturating_sub(started.elapsed());
         let budget = left / (count - index) as u32;
-        if budget.is_zero() {
-            let found = Exploration {
+        let found = if budget.is_zero() {
+            Exploration {
                 failure: Some(Blocker::Budget),
                 ..Exploration::default()
-            };
-            methods.push((method, found));
+            }
+        } else {
+            explore_one(&method, budget, first_round_runs, Exploration::default())?
+        };
+        explored_now.push(methods.len());
+        methods.push((method, found));
+    }
+    let open: Vec<usize> = explored_now
+        .iter()
+        .copied()
+        .filter(|&index| {
+            let found = &methods[index].1;
+            found.failure.is_none()
+                && found.runs < options.max_runs
+                && found.tree.stats().unexplored > 0
+        })
+        .collect();
+    for (k, &index) in open.iter().enumerate() {
+        let left = exploring_budget.saturating_sub(started.elapsed());
+        let budget = left / (open.len() - k) as u32;
+        let (method, found) = &mut methods[index];
+        if budget.is_zero() {
+            found.blockers.insert(Blocker::Budget);
             continue;
         }
-        let method_options = ExploreOptions {
-            budget,
-            run_timeout: run_timeout(budget, options.run_timeout),
-            ..options.clone()
-        };
-        let found = explore_knowing(
-            runner.executor(),
-            job.recipes,
-            &method,
-            &method_options,
-            &mut hangs,
-        )?;
+        let earlier = std::mem::take(found);
+        *found = explore_one(method, budget, options.max_runs, earlier)?;
+    }
+    for &index in &explored_now {
+        let found = &methods[index].1;
         effort.runs += found.runs;
         effort.paths += found.runs;
         effort.solver_seconds += found.solver_seconds;
         effort.explore_seconds += found.seconds;
-        methods.push((method, found));
     }
     effort.methods_explored = methods.len();
     Ok(Explored { methods, options })
 }
+
+/// The first round gives each method this part of its `--max-runs`.
+const FIRST_ROUND_PART: usize = 4;
 
 /// The shortest time limit of one run while exploring: a cold class's
 /// first run (loading, static initialisers, instrumented code) takes up to
@@ -108,7 +147,8 @@ fn run_timeout(method_budget: Duration, longest: Duration) -> Duration {
     (method_budget / 3).clamp(SHORTEST_RUN_TIMEOUT, longest.max(SHORTEST_RUN_TIMEOUT))
 }
 
-/// The public methods and constructors worth a test, in class-file order.
+/// The methods and constructors worth a test (all but private ones), in
+/// class-file order.
 pub fn targets(file: &ClassFile<'_>, class: &ClassName) -> Vec<MethodId> {
     let class_flags = file.access_flags;
     let is_enum = class_flags.contains(AccessFlags::ENUM);
@@ -118,7 +158,9 @@ pub fn targets(file: &ClassFile<'_>, class: &ClassName) -> Vec<MethodId> {
         let (Ok(name), Ok(descriptor)) = (method.name(file), method.descriptor(file)) else {
             continue;
         };
-        let skip = !flags.is_public()
+        // Generated tests live in the class's package: package-private and
+        // protected members are theirs to call, private ones are not.
+        let skip = flags.contains(AccessFlags::PRIVATE)
             || flags.is_abstract()
             || flags.contains(AccessFlags::BRIDGE)
             || flags.contains(AccessFlags::SYNTHETIC)

@@ -189,6 +189,6 @@ pub fn generate_class(
         .into_iter()
         .map(|(method, found)| (method.signature(), found))
         .collect();
-    result.inputs = InputsBuilt::of_explorations(&result.explorations);
+    result.inputs = InputsBuilt::of_explorations(&result.explorations, &class.public_methods());
     Ok(result)
 }
