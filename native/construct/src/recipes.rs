@@ -15,7 +15,7 @@ use std::sync::Mutex;
 
 use testgen_analysis::{ClassAccess, Hierarchy, TypeInfo};
 use testgen_classfile::access::AccessFlags;
-use testgen_classfile::descriptor::BaseType;
+use testgen_classfile::descriptor::{BaseType, FieldType, MethodDescriptor};
 use testgen_classfile::ClassFile;
 use testgen_project::{ClassName, MethodId, Program};
 
@@ -227,13 +227,23 @@ impl<'p, 'a> Recipes<'p, 'a> {
         recipes
     }
 
-    /// The program's ways to build an object of `class`: its
-    /// implementations' constructors, its own factories, the factories of
-    /// other classes that return it, its constants, and the methods of
-    /// other objects that return it.
+    /// The program's ways to build an object of `class`: its constants,
+    /// its implementations' constructors, its own factories, the factories
+    /// of other classes that return it, and the methods of other objects
+    /// that return it.
     fn objects_of(&self, class: &ClassName) -> Vec<Recipe> {
         let internal = class.as_internal();
         let mut recipes = Vec::new();
+        // The class's own constants first (`CSVFormat.DEFAULT`): what a
+        // person writes, and an object its class made valid, where a
+        // constructor's first arguments may not be.
+        for field in self.static_constants(class) {
+            recipes.push(Recipe::Constant {
+                owner: class.clone(),
+                field,
+                class: class.clone(),
+            });
+        }
         for implementation in self.hierarchy.instantiable(internal) {
             let name = ClassName::internal(implementation);
             let Some(file) = self.program.class(&name) else {
@@ -261,13 +271,6 @@ impl<'p, 'a> Recipes<'p, 'a> {
                 });
             }
         }
-        for field in self.static_constants(class) {
-            recipes.push(Recipe::Constant {
-                owner: class.clone(),
-                field,
-                class: class.clone(),
-            });
-        }
         // A lambda for a functional interface of the program's, after its
         // implementations.
         if let Some(method) = self.single_abstract_method(class) {
@@ -286,6 +289,9 @@ impl<'p, 'a> Recipes<'p, 'a> {
                 });
             }
         }
+        // A call that needs a JDK object testgen can only pass as null (a
+        // `File`, a `URL`) nearly always throws: the other ways first.
+        recipes.sort_by_key(needs_a_null_only_argument);
         recipes
     }
 
@@ -410,6 +416,29 @@ impl<'p, 'a> Recipes<'p, 'a> {
             })
             .collect()
     }
+}
+
+/// Whether `recipe` calls a method or constructor with a parameter of a
+/// JDK class the catalogue has no value of (so it only ever gets null).
+fn needs_a_null_only_argument(recipe: &Recipe) -> bool {
+    let descriptor = match recipe {
+        Recipe::New { descriptor, .. } => descriptor.as_str(),
+        Recipe::Factory { method } | Recipe::Produced { method } => method.descriptor.as_str(),
+        _ => return false,
+    };
+    let Ok(parsed) = MethodDescriptor::parse(descriptor) else {
+        return false;
+    };
+    parsed.parameters.iter().any(|parameter| match parameter {
+        FieldType::Object(class) => {
+            let jdk = class.starts_with("java/") || class.starts_with("javax/");
+            jdk && *class != "java/lang/String"
+                && *class != "java/lang/Object"
+                && boxed_base(class).is_none()
+                && jdk::recipes(&ClassName::internal(*class)).is_empty()
+        }
+        _ => false,
+    })
 }
 
 /// Methods by the class they return, static ones (factories) and instance

@@ -69,13 +69,32 @@ fn a_type_is_built_by_its_implementations_factories_and_constants() {
     assert_eq!(
         kinds,
         [
+            // Its own constants first: what a person writes, and valid.
+            "constant EMPTY",
             "new (Ljava/lang/String;)V",
             "new (Ljava/lang/String;Lfixtures/construct/Node;Lfixtures/construct/Node;)V",
             "new (Lfixtures/construct/Node;Lfixtures/construct/Node;Lfixtures/construct/Node;Lfixtures/construct/Node;)V",
             "new (Ljava/util/List;Lfixtures/construct/Node;)V",
             "factory leaf",
             "factory pair",
-            "constant EMPTY",
+        ]
+    );
+    // A constructor that needs a `File`, which tests only pass as null,
+    // after the factory that needs nothing.
+    assert_eq!(
+        recipes.of(&ClassName::internal("fixtures/construct/Settings")),
+        [
+            Recipe::Factory {
+                method: MethodId::of(
+                    "fixtures/construct/Settings",
+                    "defaults",
+                    "()Lfixtures/construct/Settings;"
+                )
+            },
+            Recipe::New {
+                class: ClassName::internal("fixtures/construct/Settings"),
+                descriptor: "(Ljava/io/File;)V".into()
+            },
         ]
     );
     // A JDK interface: the catalogue's readable ways first.
