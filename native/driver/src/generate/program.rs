@@ -36,19 +36,23 @@ impl LoadedClass {
     /// what the inputs figures count (non-public ones are tested too, but
     /// the figure is about the class's API).
     pub fn public_methods(&self) -> std::collections::BTreeSet<String> {
-        let Ok(file) = ClassFile::parse(&self.bytes) else {
-            return Default::default();
-        };
-        file.methods
-            .iter()
-            .filter(|method| method.access_flags.is_public())
-            .filter_map(|method| {
-                let name = method.name(&file).ok()?;
-                let descriptor = method.descriptor(&file).ok()?;
-                Some(format!("{name}{descriptor}"))
-            })
-            .collect()
+        ClassFile::parse(&self.bytes)
+            .map(|file| public_methods(&file))
+            .unwrap_or_default()
     }
+}
+
+/// `name(descriptor)` of `file`'s public methods and constructors.
+pub fn public_methods(file: &ClassFile<'_>) -> std::collections::BTreeSet<String> {
+    file.methods
+        .iter()
+        .filter(|method| method.access_flags.is_public())
+        .filter_map(|method| {
+            let name = method.name(file).ok()?;
+            let descriptor = method.descriptor(file).ok()?;
+            Some(format!("{name}{descriptor}"))
+        })
+        .collect()
 }
 
 /// Every class of the inputs, sorted by binary name.

@@ -189,6 +189,9 @@ pub fn generate_class(
         .into_iter()
         .map(|(method, found)| (method.signature(), found))
         .collect();
-    result.inputs = InputsBuilt::of_explorations(&result.explorations, &class.public_methods());
+    result.inputs = InputsBuilt::of_explorations(
+        &result.explorations,
+        &super::program::public_methods(job.file),
+    );
     Ok(result)
 }
