@@ -311,7 +311,6 @@ fn explore_in_fresh_context(
     } else {
         first_inputs(&models[0], options, started, &mut found)
     };
-
     while let Some((context, valuation, aimed)) = next.take() {
         if found.runs >= options.max_runs {
             break;
