@@ -747,7 +747,7 @@ fn every_catalogue_type_gets_a_value_and_the_tests_pass() {
         .unwrap_or_else(|| panic!("Catalogue is not in {report:#}"));
     let inputs = &class["inputs"];
     // Every method, and the constructor, called with every argument built.
-    assert_eq!(inputs["methods"], 44, "{inputs:#}");
+    assert_eq!(inputs["methods"], 47, "{inputs:#}");
     assert_eq!(inputs["fully_built"], inputs["methods"], "{inputs:#}");
     assert!(inputs.get("lacking").is_none(), "{inputs:#}");
     // A lambda's result is a hole: every outcome of the methods that
@@ -792,6 +792,9 @@ fn every_catalogue_type_gets_a_value_and_the_tests_pass() {
         "Comparator comparator = (a, b) -> 0;",
         "Runnable runnable = () -> {};",
         "Rule rule = a -> true;",
+        // Class literals, the bound of `Class<? extends Number>` first.
+        "Catalogue.kind(String.class)",
+        "Catalogue.numeric(Number.class)",
     ] {
         assert!(source.contains(made), "no {made} in\n{source}");
     }
@@ -815,6 +818,25 @@ fn every_catalogue_type_gets_a_value_and_the_tests_pass() {
     )
     .unwrap();
     assert!(source.contains("= till.ring("), "{source}");
+    // An enum's own methods run on its constants.
+    let level = report["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["class"] == "fixtures.inputs.Level")
+        .unwrap_or_else(|| panic!("Level is not in {report:#}"));
+    assert_eq!(level["branches_covered"], level["branches"], "{level:#}");
+    assert!(level["branches"].as_u64().unwrap() >= 6, "{level:#}");
+    // A class whose constructor only its package may call: the tests are
+    // in that package, so they build it.
+    let tally = report["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["class"] == "fixtures.inputs.Tally")
+        .unwrap_or_else(|| panic!("Tally is not in {report:#}"));
+    assert_eq!(tally["branches_covered"], tally["branches"], "{tally:#}");
+    assert_eq!(tally["inputs"]["fully_built"], 2, "{tally:#}");
 }
 
 #[test]

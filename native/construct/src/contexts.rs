@@ -72,6 +72,8 @@ pub fn contexts(
     // nothing its first call did not. Unknown without the class's accesses.
     let mut accumulating: BTreeSet<MethodId> = BTreeSet::new();
     if let Ok(access) = ClassAccess::of(class) {
+        // A call that changes nothing prepares nothing.
+        calls.retain(|call| !leaves_state_alone(&access, call));
         let (target_reads, _) = instance_field_accesses(&access, target);
         let mut prepares = BTreeSet::new();
         for call in &calls {
@@ -131,6 +133,39 @@ pub fn contexts(
         frontier = longer;
     }
     contexts
+}
+
+/// Whether `method` certainly changes no state: neither it nor the
+/// methods of its class it calls write a field, call another class's
+/// method (or a lambda's) or read an array from a field (which they could
+/// store into).
+fn leaves_state_alone(access: &ClassAccess, method: &MethodId) -> bool {
+    let class = method.class.as_internal();
+    let mut seen = BTreeSet::new();
+    let mut pending = vec![MethodKey::new(&method.name, &method.descriptor)];
+    while let Some(next) = pending.pop() {
+        if !seen.insert(next.clone()) {
+            continue;
+        }
+        let Some(facts) = access.method(&next.name, &next.descriptor) else {
+            // Abstract or not this class's: anything may happen.
+            return false;
+        };
+        let changes_a_field = facts
+            .field_accesses
+            .iter()
+            .any(|field| field.is_write() || field.field.descriptor.starts_with('['));
+        if changes_a_field || !facts.dynamic_calls.is_empty() {
+            return false;
+        }
+        for call in &facts.calls {
+            if call.target.owner != class || call.opcode == opcode::INVOKEINTERFACE {
+                return false;
+            }
+            pending.push(MethodKey::new(&call.target.name, &call.target.descriptor));
+        }
+    }
+    true
 }
 
 /// The instance fields of `method`'s class that it reads and writes, in

@@ -130,6 +130,8 @@ pub enum Target {
         class: ClassName,
         constants: Vec<String>,
     },
+    /// A value the symbolic machine does not look into (a class literal).
+    Opaque,
 }
 
 impl Template {
@@ -329,6 +331,12 @@ impl<V: HoleValues> Instantiator<'_, V> {
                     }),
                 )
             }
+            Choice::ClassLiteral { class } => (
+                Value::Class {
+                    name: class.to_binary(),
+                },
+                filled(Target::Opaque),
+            ),
             Choice::PrimitiveArray { element } => {
                 let length = self.values.length(path).clamp(0, 1 << 16);
                 let array = self.push(

@@ -82,6 +82,16 @@ pub fn recipes(class: &ClassName) -> Vec<Recipe> {
             vec![new(made, "(Ljava/lang/String;)V")]
         }
         "java/lang/Comparable" => vec![Recipe::Str, boxed("java/lang/Integer", BaseType::Int)],
+        // The classes people pass most; a `Class<? extends X>` parameter
+        // gets `X.class` first (see the template builder).
+        "java/lang/Class" | "java/lang/reflect/Type" => {
+            ["java/lang/String", "java/lang/Integer", "java/lang/Object"]
+                .into_iter()
+                .map(|class| Recipe::ClassLiteral {
+                    class: ClassName::internal(class),
+                })
+                .collect()
+        }
         "java/lang/Number" => vec![
             boxed("java/lang/Integer", BaseType::Int),
             boxed("java/lang/Long", BaseType::Long),

@@ -33,6 +33,8 @@ pub enum Recipe {
         class: ClassName,
         constants: Vec<String>,
     },
+    /// A class literal (`String.class`) for a `Class` or `Type`.
+    ClassLiteral { class: ClassName },
     /// `new class(...)` through a public constructor.
     New {
         class: ClassName,
@@ -74,7 +76,7 @@ impl Recipe {
     pub fn is_literal(&self) -> bool {
         matches!(
             self,
-            Recipe::Str | Recipe::Boxed { .. } | Recipe::Enum { .. }
+            Recipe::Str | Recipe::Boxed { .. } | Recipe::Enum { .. } | Recipe::ClassLiteral { .. }
         )
     }
 }
@@ -203,6 +205,9 @@ impl<'p, 'a> Recipes<'p, 'a> {
                 constants,
             }];
         }
+        if internal == "java/lang/Enum" {
+            return self.any_enum();
+        }
         // The JDK's own ways first, then the program's implementations.
         let mut recipes = jdk::recipes(class);
         recipes.extend(self.objects_of(class));
@@ -218,12 +223,38 @@ impl<'p, 'a> Recipes<'p, 'a> {
         recipes
     }
 
-    /// The recipes of [`Self::of`] that build an object by a call or read
-    /// one from a field (no literal, no enum constant): the ways to make a
-    /// receiver.
+    /// For an `Enum<?>`: the constants of the program's first public enums
+    /// (in class order), then a JDK enum's.
+    fn any_enum(&self) -> Vec<Recipe> {
+        let mut recipes: Vec<Recipe> = self
+            .program
+            .classes()
+            .filter(|(name, file)| {
+                file.access_flags.is_public()
+                    && file.access_flags.contains(AccessFlags::ENUM)
+                    && nameable(self.program, name)
+            })
+            .filter_map(|(name, _)| {
+                let constants = self.program.enum_constants(name);
+                (!constants.is_empty()).then(|| Recipe::Enum {
+                    class: name.clone(),
+                    constants,
+                })
+            })
+            .take(2)
+            .collect();
+        recipes.extend(jdk::recipes(&ClassName::internal(
+            "java/util/concurrent/TimeUnit",
+        )));
+        recipes
+    }
+
+    /// The recipes of [`Self::of`] that build an object by a call, read one
+    /// from a field or name an enum constant (no string or number literal):
+    /// the ways to make a receiver.
     pub fn objects(&self, class: &ClassName) -> Vec<Recipe> {
         let mut recipes = self.of(class);
-        recipes.retain(|recipe| !recipe.is_literal());
+        recipes.retain(|recipe| matches!(recipe, Recipe::Enum { .. }) || !recipe.is_literal());
         recipes
     }
 
@@ -293,6 +324,41 @@ impl<'p, 'a> Recipes<'p, 'a> {
         // `File`, a `URL`) nearly always throws: the other ways first.
         recipes.sort_by_key(needs_a_null_only_argument);
         recipes
+    }
+
+    /// `new class(...)` through the constructors of `class` that only code
+    /// in its own package may call (package-private, protected), when the
+    /// tests are in that `package`, and through all of them when the class
+    /// itself is package-private.
+    pub fn package_constructors(&self, class: &ClassName, package: &str) -> Vec<Recipe> {
+        let Some(file) = self.program.class(class) else {
+            return Vec::new();
+        };
+        let flags = file.access_flags;
+        if class.package() != package
+            || flags.contains(AccessFlags::ABSTRACT)
+            || flags.contains(AccessFlags::INTERFACE)
+            || !nameable(self.program, class)
+        {
+            return Vec::new();
+        }
+        let class_is_public = flags.is_public();
+        file.methods
+            .iter()
+            .filter(|m| {
+                let flags = m.access_flags;
+                // Public ones of a public class are among the public ways.
+                let public_way = class_is_public && flags.is_public();
+                let hidden =
+                    flags.contains(AccessFlags::PRIVATE) || flags.contains(AccessFlags::SYNTHETIC);
+                !public_way && !hidden && m.name(file).is_ok_and(|n| n == "<init>")
+            })
+            .filter_map(|m| m.descriptor(file).ok())
+            .map(|descriptor| Recipe::New {
+                class: class.clone(),
+                descriptor: descriptor.into_owned(),
+            })
+            .collect()
     }
 
     /// The one abstract method of `class` if it is a public functional

@@ -20,10 +20,10 @@
 use std::collections::VecDeque;
 
 use testgen_classfile::descriptor::{BaseType, ElementType, FieldType, MethodDescriptor};
-use testgen_project::{ClassName, MethodId};
+use testgen_project::{ClassName, MethodId, Program};
 
 use crate::generics::{parameter_type_arguments, TypeArguments};
-use crate::recipes::{Recipe, Recipes};
+use crate::recipes::{nameable, Recipe, Recipes};
 
 /// Limits that keep templates, and so the values they hold, small.
 #[derive(Clone, Debug)]
@@ -83,6 +83,10 @@ pub enum Choice {
     Enum {
         class: ClassName,
         constants: Vec<String>,
+    },
+    /// A class literal (`String.class`).
+    ClassLiteral {
+        class: ClassName,
     },
     PrimitiveArray {
         element: BaseType,
@@ -162,6 +166,7 @@ impl Choice {
             | Choice::Lambda {
                 interface: class, ..
             } => class.as_internal().to_string(),
+            Choice::ClassLiteral { .. } => "java/lang/Class".into(),
             Choice::Factory { method, .. } => method.class.as_internal().to_string(),
             Choice::Produced { method, .. } => returned_class(&method.descriptor),
             Choice::PrimitiveArray { element } => format!("[{}", element.descriptor_char()),
@@ -218,8 +223,8 @@ impl Template {
         let mut roots: Vec<Root> = Vec::new();
         let receives = !is_static && !target.is_constructor();
         if receives {
-            // Built only by constructors, factories and constants (never a
-            // literal or an enum constant), as before templates existed.
+            // Built by constructors, factories, constants or an enum's
+            // constants, never a string or number literal.
             roots.push(Root {
                 path: "r".into(),
                 descriptor: target.class.descriptor(),
@@ -253,7 +258,9 @@ impl Template {
                 objects_only: false,
             });
         }
-        let mut holes = Builder::new(recipes, &bounds).build(roots).into_iter();
+        let mut holes = Builder::new(recipes, &bounds, target.class.package())
+            .build(roots)
+            .into_iter();
         let receiver = if receives {
             let receiver = holes.next().expect("the receiver's hole");
             if matches!(&receiver.kind, HoleKind::Reference { choices, .. } if choices.is_empty()) {
@@ -407,15 +414,19 @@ enum NodeChoice {
 struct Builder<'b, 'r, 'a> {
     recipes: &'b Recipes<'r, 'a>,
     bounds: &'b Bounds,
+    /// The package the tests are in (the target's): its package-private
+    /// constructors are ways in too.
+    package: String,
     nodes: Vec<Node>,
     queue: VecDeque<usize>,
 }
 
 impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
-    fn new(recipes: &'b Recipes<'r, 'a>, bounds: &'b Bounds) -> Self {
+    fn new(recipes: &'b Recipes<'r, 'a>, bounds: &'b Bounds, package: String) -> Self {
         Builder {
             recipes,
             bounds,
+            package,
             nodes: Vec::new(),
             queue: VecDeque::new(),
         }
@@ -506,11 +517,34 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
             }
             FieldType::Object(class) => {
                 let class = ClassName::internal(class.to_string());
-                let recipes = if objects_only {
+                let mut recipes = if objects_only {
                     self.recipes.objects(&class)
                 } else {
                     self.recipes.of(&class)
                 };
+                // The package's own constructors before what other
+                // objects' methods return.
+                let within_package = self.recipes.package_constructors(&class, &self.package);
+                if !within_package.is_empty() {
+                    let at = recipes
+                        .iter()
+                        .position(|recipe| matches!(recipe, Recipe::Produced { .. }))
+                        .unwrap_or(recipes.len());
+                    recipes.splice(at..at, within_package);
+                }
+                if class.as_internal() == "java/lang/Class" {
+                    // `Class<? extends Number>`: `Number.class` first.
+                    if let Some(bound) = type_arguments.first().cloned().flatten() {
+                        let bound = ClassName::internal(
+                            bound.trim_start_matches('L').trim_end_matches(';'),
+                        );
+                        if literal_nameable(self.recipes.program(), &bound) {
+                            let literal = Recipe::ClassLiteral { class: bound };
+                            recipes.retain(|recipe| *recipe != literal);
+                            recipes.insert(0, literal);
+                        }
+                    }
+                }
                 // The literals (a string and an `Integer` for `Object`) come
                 // last but keep their places when the bound cuts the rest.
                 let mut literals_left = recipes.iter().filter(|r| r.is_literal()).count();
@@ -531,6 +565,9 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
                         }
                         Recipe::Enum { class, constants } => {
                             NodeChoice::Ready(Choice::Enum { class, constants })
+                        }
+                        Recipe::ClassLiteral { class } => {
+                            NodeChoice::Ready(Choice::ClassLiteral { class })
                         }
                         Recipe::Constant {
                             owner,
@@ -792,5 +829,14 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
             path: node.path.clone(),
             kind,
         }
+    }
+}
+
+/// Whether a test can write `class.class`: a public class of the program
+/// that can be named, or a JDK class (whose bounds name public API).
+fn literal_nameable(program: &Program<'_>, class: &ClassName) -> bool {
+    match program.class(class) {
+        Some(file) => file.access_flags.is_public() && nameable(program, class),
+        None => class.as_internal().starts_with("java/"),
     }
 }

@@ -8,7 +8,9 @@
 
 use testgen_exec::{RenderedValue, Value};
 
-use crate::types::type_ref;
+use testgen_classfile::descriptor::BaseType;
+
+use crate::types::{type_ref, JType};
 
 /// `int` literal.
 pub fn int(value: i32) -> String {
@@ -233,6 +235,7 @@ pub fn rendered_of(value: &Value) -> Option<RenderedValue> {
             class: class.clone(),
             name: name.clone(),
         },
+        Value::Class { name } => RenderedValue::Class { name: name.clone() },
         Value::Ref { .. } => return None,
     })
 }
@@ -255,6 +258,7 @@ pub fn of_rendered(value: &RenderedValue) -> Option<String> {
             full_length: None,
         } => string_units(&value.to_utf16()),
         RenderedValue::Enum { class, name } => format!("{}.{name}", type_ref(class)),
+        RenderedValue::Class { name } => class_literal(name)?,
         RenderedValue::Boxed { value } => {
             let inner = of_rendered(value)?;
             match value.as_ref() {
@@ -269,6 +273,29 @@ pub fn of_rendered(value: &RenderedValue) -> Option<String> {
         | RenderedValue::Array { .. }
         | RenderedValue::Object { .. } => return None,
     })
+}
+
+const PRIMITIVES: [BaseType; 8] = [
+    BaseType::Boolean,
+    BaseType::Byte,
+    BaseType::Char,
+    BaseType::Short,
+    BaseType::Int,
+    BaseType::Long,
+    BaseType::Float,
+    BaseType::Double,
+];
+
+/// `String.class`, `int.class`, `int[].class` for a `Class.getName()`.
+pub fn class_literal(name: &str) -> Option<String> {
+    let source = if name.starts_with('[') {
+        JType::from_array_class_name(name)?.source()
+    } else if PRIMITIVES.iter().any(|base| base.java_name() == name) {
+        name.to_string()
+    } else {
+        type_ref(name)
+    };
+    Some(format!("{source}.class"))
 }
 
 /// The wrapper class of a primitive value.

@@ -255,6 +255,11 @@ pub fn describe_rendered(value: &RenderedValue) -> String {
         }
         RenderedValue::String { value, .. } => describe_string(&value.to_string_lossy()),
         RenderedValue::Enum { name, .. } => camel_words(name, 4),
+        RenderedValue::Class { name } if name.starts_with('[') => "ArrayClass".to_string(),
+        RenderedValue::Class { name } => {
+            let simple = name.rsplit(['.', '$']).next().unwrap_or(name);
+            format!("{}Class", camel_words(simple, 4))
+        }
         RenderedValue::Boxed { value } => describe_rendered(value),
         RenderedValue::Array { length, .. } => {
             if *length == 0 {

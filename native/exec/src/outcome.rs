@@ -145,6 +145,11 @@ pub enum RenderedValue {
         class: String,
         name: String,
     },
+    /// A class a test can name (`String.class`, `int[].class`): its
+    /// `Class.getName()`. Other classes render as opaque objects.
+    Class {
+        name: String,
+    },
     /// A primitive wrapper (`Integer`, ...) where the static type is a
     /// reference type, e.g. the result of a method returning `Object`.
     Boxed {

@@ -139,6 +139,10 @@ pub enum Value {
         class: String,
         name: String,
     },
+    /// A class literal (`String.class`): the class's binary name.
+    Class {
+        name: String,
+    },
     /// The result of statement number `statement` (0-based) of the same plan.
     Ref {
         statement: usize,

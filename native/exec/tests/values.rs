@@ -153,6 +153,51 @@ fn strings_enums_and_null_round_trip() {
 }
 
 #[test]
+fn class_literals_round_trip_and_classes_a_test_cannot_name_stay_objects() {
+    let literal = |name: &str| Value::Class { name: name.into() };
+    let rendered = identity(vec![
+        (literal("java.lang.String"), "Ljava/lang/Object;"),
+        (literal(&class("Color")), "Ljava/lang/Object;"),
+    ]);
+    assert_eq!(
+        rendered,
+        vec![
+            RenderedValue::Class {
+                name: "java.lang.String".into()
+            },
+            RenderedValue::Class {
+                name: class("Color")
+            },
+        ]
+    );
+    // `Collections.emptyList()` is of a private class: no test can write
+    // its literal.
+    let mut executor = executor();
+    let outcome = run(
+        &mut executor,
+        vec![
+            Statement::CallStatic {
+                class: "java.util.Collections".into(),
+                name: "emptyList".into(),
+                descriptor: "()Ljava/util/List;".into(),
+                args: vec![],
+            },
+            Statement::Call {
+                receiver: Value::Ref { statement: 0 },
+                class: "java.lang.Object".into(),
+                name: "getClass".into(),
+                descriptor: "()Ljava/lang/Class;".into(),
+                args: vec![],
+            },
+        ],
+    );
+    assert!(
+        matches!(value_of(&outcome, 1), RenderedValue::Object { class, .. } if class == "java.lang.Class"),
+        "{outcome:#?}"
+    );
+}
+
+#[test]
 fn strings_built_in_java_come_back_exactly() {
     let mut executor = executor();
     let outcome = run(

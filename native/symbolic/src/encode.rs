@@ -95,6 +95,8 @@ pub enum Target {
         ordinal: BV,
         constants: Vec<String>,
     },
+    /// A value whose object the machine does not model (a class literal).
+    Opaque,
 }
 
 /// A plan and its meaning.
@@ -249,6 +251,7 @@ fn arg(filled: &Filled) -> ArgSym {
                     value: prim_term(&format!("{hole}.b{choice}"), *base),
                     choice: chosen.as_ref().map(type_choice),
                 },
+                FilledTarget::Opaque => Target::Opaque,
                 FilledTarget::Enum { class, constants } => Target::Enum {
                     class: class.as_internal().to_string(),
                     ordinal: BV::new_const(format!("{hole}.ord"), 32),
@@ -335,6 +338,7 @@ fn declare(hole: &Hole, bounds: &InputBounds, out: &mut String) {
         }
     };
     let q = |suffix: &str| quoted(&format!("{var}{suffix}"));
+    let mut ordinal_declared = false;
     for (index, choice) in choices.iter().enumerate() {
         match choice {
             Choice::Str => {
@@ -349,9 +353,21 @@ fn declare(hole: &Hole, bounds: &InputBounds, out: &mut String) {
                 ));
             }
             Choice::Boxed { base, .. } => declare_primitive(&format!("{var}.b{index}"), *base, out),
+            // Nothing to choose within a class literal.
+            Choice::ClassLiteral { .. } => {}
+            // One ordinal for the hole, whichever enum it holds (an
+            // `Enum<?>` may hold several): within the chosen one's constants.
             Choice::Enum { constants, .. } => {
-                out.push_str(&format!("(declare-const {} (_ BitVec 32))\n", q(".ord")));
-                out.push_str(&int_range(&q(".ord"), 0, constants.len() as i64 - 1));
+                if !ordinal_declared {
+                    out.push_str(&format!("(declare-const {} (_ BitVec 32))\n", q(".ord")));
+                    ordinal_declared = true;
+                }
+                out.push_str(&format!(
+                    "(assert (=> (= {} #x{index:08x}) (and (bvsle #x00000000 {ord}) (bvslt {ord} #x{:08x}))))\n",
+                    q(".type"),
+                    constants.len(),
+                    ord = q(".ord"),
+                ));
             }
             Choice::PrimitiveArray { element } => {
                 out.push_str(&format!("(declare-const {} (_ BitVec 32))\n", q(".len")));

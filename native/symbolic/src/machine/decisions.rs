@@ -10,7 +10,7 @@ use super::frames::{pop, target, Frame};
 use super::{mismatch, Control, Flow, Replay, Stop};
 use crate::arith::Condition;
 use crate::tree::{Alternative, Decision, Location, Outcome, Step};
-use crate::value::{int_comparison, HeapObject, Sym};
+use crate::value::{int_comparison, HeapObject, Reference, Sym};
 
 impl<'p, 'a> Replay<'p, 'a> {
     /// Records a decision at the current instruction of the top frame.
@@ -152,6 +152,24 @@ impl<'p, 'a> Replay<'p, 'a> {
         Err(Stop::Threw)
     }
 
+    /// Whether two references to constants of one enum are the same: the
+    /// same ordinal (an input's constant is its choice), or both null.
+    fn same_constant(&self, l: &Reference, r: &Reference) -> Option<Bool> {
+        let ordinal = |reference: &Reference| match &self.heap[reference.object?] {
+            HeapObject::EnumConstant { class, ordinal, .. } => {
+                Some((class.clone(), ordinal.clone()))
+            }
+            _ => None,
+        };
+        let ((left_class, left), (right_class, right)) = (ordinal(l)?, ordinal(r)?);
+        if left_class != right_class {
+            return None;
+        }
+        let both_null = Bool::and(&[&l.is_null, &r.is_null]);
+        let same = Bool::and(&[&l.is_null.not(), &r.is_null.not(), &left.eq(&right)]);
+        Some(Bool::or(&[&both_null, &same]))
+    }
+
     pub(super) fn branch(
         &mut self,
         frames: &mut Vec<Frame<'p, 'a>>,
@@ -211,7 +229,9 @@ impl<'p, 'a> Replay<'p, 'a> {
                     _ => false,
                 };
                 let term = match (l, r) {
-                    (Sym::Ref(l), Sym::Ref(r)) => Some(l.same_as(&r)),
+                    (Sym::Ref(l), Sym::Ref(r)) => {
+                        Some(self.same_constant(&l, &r).unwrap_or_else(|| l.same_as(&r)))
+                    }
                     _ => None,
                 };
                 let term = if op == IF_ACMPEQ {

@@ -114,7 +114,40 @@ impl<'p, 'a> Replay<'p, 'a> {
                 return value;
             }
         }
+        if let Some(value) = self.enum_constant(class, field, ty) {
+            self.statics
+                .insert((class.to_string(), field.to_string()), value.clone());
+            return value;
+        }
         unknown_of(ty)
+    }
+
+    /// `E.C` for a constant `C` of an enum `E` the program has or the JDK
+    /// catalogue lists: the constant at its ordinal, so that comparing it
+    /// with a constant an input chose is a clause over that choice.
+    fn enum_constant(&mut self, class: &str, field: &str, ty: &FieldType<'_>) -> Option<Sym> {
+        let FieldType::Object(name) = ty else {
+            return None;
+        };
+        if *name != class {
+            return None;
+        }
+        let enum_class = ClassName::internal(class);
+        let mut constants = self.program.enum_constants(&enum_class);
+        if constants.is_empty() && self.program.class_named(class).is_none() {
+            constants = testgen_construct::jdk::recipes(&enum_class)
+                .into_iter()
+                .find_map(|recipe| match recipe {
+                    testgen_construct::Recipe::Enum { constants, .. } => Some(constants),
+                    _ => None,
+                })?;
+        }
+        let ordinal = constants.iter().position(|c| c == field)?;
+        Some(self.fresh(HeapObject::EnumConstant {
+            class: class.to_string(),
+            ordinal: BV::from_i64(ordinal as i64, 32),
+            constants,
+        }))
     }
 
     pub(super) fn new_array(

@@ -353,7 +353,7 @@ impl<'p, 'a> Replay<'p, 'a> {
                 target,
             } => {
                 let object = match target {
-                    Target::Null => None,
+                    Target::Null | Target::Opaque => None,
                     Target::Statement(index) => match &self.results[*index] {
                         Some(Sym::Ref(r)) => r.object,
                         _ => None,

@@ -667,6 +667,8 @@ final class PlanRunner {
                 return javaString(value.get("value"));
             case "enum":
                 return enumConstant(classNamed(string(value, "class")), string(value, "name"));
+            case "class":
+                return classNamed(string(value, "name"));
             case "ref": {
                 long statement = integer(value, "statement", 0, Integer.MAX_VALUE);
                 if (statement >= index || !hasValue[(int) statement]) {

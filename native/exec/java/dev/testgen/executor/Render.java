@@ -65,11 +65,35 @@ final class Render {
             Enum<?> constant = (Enum<?>) value;
             json.beginObject().field("kind", "enum").field("class", constant.getDeclaringClass().getName())
                     .field("name", constant.name()).endObject();
+        } else if (value instanceof Class && isNameable((Class<?>) value)) {
+            json.beginObject().field("kind", "class").field("name", ((Class<?>) value).getName()).endObject();
         } else if (value.getClass().isArray()) {
             array(json, value, depth);
         } else {
             object(json, value, depth);
         }
+    }
+
+    /**
+     * Whether a test in any package can write {@code cls.class}: a primitive,
+     * an array of such, or a public class all of whose enclosing classes are
+     * public (not local, anonymous or hidden).
+     */
+    static boolean isNameable(Class<?> cls) {
+        while (cls.isArray()) {
+            cls = cls.getComponentType();
+        }
+        if (cls.isPrimitive()) {
+            return true;
+        }
+        for (Class<?> c = cls; c != null; c = c.getDeclaringClass()) {
+            if (!java.lang.reflect.Modifier.isPublic(c.getModifiers()) || c.isLocalClass()
+                    || c.isAnonymousClass() || c.isSynthetic()) {
+                return false;
+            }
+        }
+        // A hidden class's name has a '/' in it.
+        return cls.getName().indexOf('/') < 0 && isExported(cls);
     }
 
     private static boolean isBox(Object value) {
