@@ -345,6 +345,16 @@ fn run_junit_core(classes: &Path, out: &Path) -> u32 {
         .unwrap_or_else(|| panic!("no OK line from JUnitCore:\n{stdout}"))
 }
 
+/// The report's entry of the class `name` (binary name).
+fn class_in<'r>(report: &'r Value, name: &str) -> &'r Value {
+    report["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["class"] == name)
+        .unwrap_or_else(|| panic!("{name} is not in {report:#}"))
+}
+
 fn summary_figures(report: &Value) -> String {
     let classes = report["classes"].as_array().unwrap();
     let per_class: Vec<String> = classes
@@ -500,15 +510,7 @@ fn hand_written_files_are_left_alone_and_stale_generated_files_removed() {
     assert!(dir.join("testgen-cache").is_dir());
 
     let report = &generated.report;
-    let status = |class: &str| {
-        report["classes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["class"] == class)
-            .unwrap_or_else(|| panic!("{class} is not in {report:#}"))
-            .clone()
-    };
+    let status = |class: &str| class_in(report, class).clone();
     let conflict = status("demo.InsufficientFundsException");
     assert_eq!(conflict["status"], "failed");
     assert!(
@@ -739,12 +741,7 @@ fn every_catalogue_type_gets_a_value_and_the_tests_pass() {
     let classes = compile_fixture("inputs");
     let generated = generate("inputs", &classes, &["--max-runs", "10"]);
     let report = &generated.report;
-    let class = report["classes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["class"] == "fixtures.inputs.Catalogue")
-        .unwrap_or_else(|| panic!("Catalogue is not in {report:#}"));
+    let class = class_in(report, "fixtures.inputs.Catalogue");
     let inputs = &class["inputs"];
     // Every method, and the constructor, called with every argument built.
     assert_eq!(inputs["methods"], 47, "{inputs:#}");
@@ -800,12 +797,7 @@ fn every_catalogue_type_gets_a_value_and_the_tests_pass() {
     }
     // A receipt only a till makes: its methods get a receiver from
     // `till.ring(...)`, and both outcomes of `isLarge`.
-    let receipt = report["classes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["class"] == "fixtures.inputs.Receipt")
-        .unwrap_or_else(|| panic!("Receipt is not in {report:#}"));
+    let receipt = class_in(report, "fixtures.inputs.Receipt");
     assert_eq!(receipt["inputs"]["fully_built"], 2, "{receipt:#}");
     assert_eq!(
         receipt["branches_covered"], receipt["branches"],
@@ -819,24 +811,22 @@ fn every_catalogue_type_gets_a_value_and_the_tests_pass() {
     .unwrap();
     assert!(source.contains("= till.ring("), "{source}");
     // An enum's own methods run on its constants.
-    let level = report["classes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["class"] == "fixtures.inputs.Level")
-        .unwrap_or_else(|| panic!("Level is not in {report:#}"));
+    let level = class_in(report, "fixtures.inputs.Level");
     assert_eq!(level["branches_covered"], level["branches"], "{level:#}");
     assert!(level["branches"].as_u64().unwrap() >= 6, "{level:#}");
     // A class whose constructor only its package may call: the tests are
     // in that package, so they build it.
-    let tally = report["classes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["class"] == "fixtures.inputs.Tally")
-        .unwrap_or_else(|| panic!("Tally is not in {report:#}"));
+    let tally = class_in(report, "fixtures.inputs.Tally");
     assert_eq!(tally["branches_covered"], tally["branches"], "{tally:#}");
     assert_eq!(tally["inputs"]["fully_built"], 2, "{tally:#}");
+    // A receiver whose first constructor throws in the JDK for the name
+    // the solver gives: the other constructor builds it.
+    let digester = class_in(report, "fixtures.inputs.Digester");
+    assert!(digester["inputs"].get("lacking").is_none(), "{digester:#}");
+    assert_eq!(
+        digester["branches_covered"], digester["branches"],
+        "{digester:#}"
+    );
 }
 
 #[test]

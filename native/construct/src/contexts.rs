@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 
-use testgen_analysis::{ClassAccess, MethodKey};
+use testgen_analysis::{ClassAccess, MethodFacts, MethodKey};
 use testgen_classfile::instruction::opcode;
 use testgen_project::{MethodId, Program};
 
@@ -135,57 +135,74 @@ pub fn contexts(
     contexts
 }
 
+/// The facts of `method` and of the methods of its class it calls,
+/// directly or not (any of them: a public callee acts on the same receiver
+/// too); `None` for one the class does not define (abstract, inherited).
+fn with_same_class_callees<'a>(
+    access: &'a ClassAccess,
+    method: &MethodId,
+) -> Vec<Option<&'a MethodFacts>> {
+    let class = method.class.as_internal();
+    let mut found = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut pending = vec![MethodKey::new(&method.name, &method.descriptor)];
+    while let Some(next) = pending.pop() {
+        if !seen.insert(next.clone()) {
+            continue;
+        }
+        let facts = access.method(&next.name, &next.descriptor);
+        for call in facts.iter().flat_map(|facts| &facts.calls) {
+            if call.target.owner == class
+                && matches!(
+                    call.opcode,
+                    opcode::INVOKEVIRTUAL | opcode::INVOKESPECIAL | opcode::INVOKESTATIC
+                )
+            {
+                pending.push(MethodKey::new(&call.target.name, &call.target.descriptor));
+            }
+        }
+        found.push(facts);
+    }
+    found
+}
+
 /// Whether `method` certainly changes no state: neither it nor the
 /// methods of its class it calls write a field, call another class's
 /// method (or a lambda's) or read an array from a field (which they could
 /// store into).
 fn leaves_state_alone(access: &ClassAccess, method: &MethodId) -> bool {
     let class = method.class.as_internal();
-    let mut seen = BTreeSet::new();
-    let mut pending = vec![MethodKey::new(&method.name, &method.descriptor)];
-    while let Some(next) = pending.pop() {
-        if !seen.insert(next.clone()) {
-            continue;
-        }
-        let Some(facts) = access.method(&next.name, &next.descriptor) else {
+    with_same_class_callees(access, method)
+        .into_iter()
+        .all(|facts| {
             // Abstract or not this class's: anything may happen.
-            return false;
-        };
-        let changes_a_field = facts
-            .field_accesses
-            .iter()
-            .any(|field| field.is_write() || field.field.descriptor.starts_with('['));
-        if changes_a_field || !facts.dynamic_calls.is_empty() {
-            return false;
-        }
-        for call in &facts.calls {
-            if call.target.owner != class || call.opcode == opcode::INVOKEINTERFACE {
+            let Some(facts) = facts else {
                 return false;
-            }
-            pending.push(MethodKey::new(&call.target.name, &call.target.descriptor));
-        }
-    }
-    true
+            };
+            let changes_a_field = facts
+                .field_accesses
+                .iter()
+                .any(|field| field.is_write() || field.field.descriptor.starts_with('['));
+            let calls_out = facts
+                .calls
+                .iter()
+                .any(|call| call.target.owner != class || call.opcode == opcode::INVOKEINTERFACE);
+            !changes_a_field && !calls_out && facts.dynamic_calls.is_empty()
+        })
 }
 
 /// The instance fields of `method`'s class that it reads and writes, in
-/// its own code and in the methods of the same class it calls, directly
-/// or not (any of them: a public callee acts on the same receiver too).
+/// its own code and in the methods of the same class it calls.
 fn instance_field_accesses(
     access: &ClassAccess,
     method: &MethodId,
 ) -> (BTreeSet<String>, BTreeSet<String>) {
     let class = method.class.as_internal();
     let (mut read, mut written) = (BTreeSet::new(), BTreeSet::new());
-    let mut seen = BTreeSet::new();
-    let mut pending = vec![MethodKey::new(&method.name, &method.descriptor)];
-    while let Some(next) = pending.pop() {
-        if !seen.insert(next.clone()) {
-            continue;
-        }
-        let Some(facts) = access.method(&next.name, &next.descriptor) else {
-            continue;
-        };
+    for facts in with_same_class_callees(access, method)
+        .into_iter()
+        .flatten()
+    {
         for field in &facts.field_accesses {
             if field.field.owner != class {
                 continue;
@@ -198,16 +215,6 @@ fn instance_field_accesses(
                     written.insert(field.field.name.clone());
                 }
                 _ => {}
-            }
-        }
-        for call in &facts.calls {
-            if call.target.owner == class
-                && matches!(
-                    call.opcode,
-                    opcode::INVOKEVIRTUAL | opcode::INVOKESPECIAL | opcode::INVOKESTATIC
-                )
-            {
-                pending.push(MethodKey::new(&call.target.name, &call.target.descriptor));
             }
         }
     }

@@ -154,6 +154,21 @@ impl InputModel {
         out
     }
 
+    /// The clause that builds the receiver by its `choice`-th way (a
+    /// constructor, a factory...), if it has that many.
+    pub fn receiver_built_by(&self, choice: usize) -> Option<String> {
+        let receiver = self.template.receiver.as_ref()?;
+        let HoleKind::Reference { choices, .. } = &receiver.kind else {
+            return None;
+        };
+        (choice < choices.len()).then(|| {
+            format!(
+                "(= {} #x{choice:08x})",
+                quoted(&format!("{}.type", receiver.path))
+            )
+        })
+    }
+
     /// The plan for a solution, and what its statements mean.
     pub fn realise(&self, valuation: &Valuation) -> Realised {
         let instantiation = self.template.instantiate(valuation);

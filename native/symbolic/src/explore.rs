@@ -121,6 +121,11 @@ pub struct Exploration {
     /// Every run, when [`ExploreOptions::record`] asked for them.
     #[serde(skip)]
     pub recorded: Vec<RecordedRun>,
+    /// The clause choosing the way of building the receiver that let the
+    /// call run after the first way threw (see `next_receiver_way`), for
+    /// the rest of the exploration (its second round too).
+    #[serde(skip)]
+    pub receiver_way: Option<String>,
 }
 
 /// Which arguments the runs that called a method gave it: a run whose
@@ -306,6 +311,9 @@ fn explore_in_fresh_context(
             return Ok(found);
         }
     };
+    let mut receiver_ways_tried = 0;
+    // The way of building the receiver on trial (see `receiver_way`).
+    let mut way_on_trial: Option<String> = None;
     let mut next = if resumed {
         next_inputs(&mut found, &models, options, started)
     } else {
@@ -331,6 +339,12 @@ fn explore_in_fresh_context(
         hangs.note(&realised.plan, &outcome);
         found.runs += 1;
         found.arguments.note(&realised.plan, &outcome.statements);
+        let reached_call = reached_the_call(&realised.plan, &outcome);
+        if let Some(way) = way_on_trial.take() {
+            if reached_call {
+                found.receiver_way = Some(way);
+            }
+        }
         let events = plan_events(&outcome);
         let goals = reached(program, &events);
         if outcome.status == PlanStatus::TimedOut {
@@ -398,6 +412,23 @@ fn explore_in_fresh_context(
                     found.blockers.insert(blocker);
                 }
                 _ => found.agreed += 1,
+            }
+        }
+        if !found.arguments.called && !reached_call {
+            // Building the receiver threw, on a check the path cannot
+            // model (a JDK call refused the algorithm name the solver
+            // gave): the receiver's other ways get a run each, before the
+            // tree is followed further.
+            if let Some((way, valuation)) = next_receiver_way(
+                &models[context],
+                &mut receiver_ways_tried,
+                options,
+                started,
+                &mut found,
+            ) {
+                way_on_trial = Some(way);
+                next = Some((context, valuation, None));
+                continue;
             }
         }
         next = next_inputs(&mut found, &models, options, started);
@@ -584,6 +615,43 @@ fn pick_leaf(found: &Exploration) -> Option<NodeId> {
         .map(|(_, (id, ..))| *id)
 }
 
+/// Whether the plan's last statement, the call under test, ran.
+fn reached_the_call(plan: &Plan, outcome: &PlanOutcome) -> bool {
+    !matches!(
+        outcome
+            .statements
+            .get(plan.statements.len().saturating_sub(1)),
+        None | Some(testgen_exec::StatementOutcome::NotRun)
+    )
+}
+
+/// Inputs that build the receiver by its next way not yet tried (the
+/// first was the one that failed); `None` when none is left or solves.
+fn next_receiver_way(
+    model: &InputModel,
+    tried: &mut usize,
+    options: &ExploreOptions,
+    started: Instant,
+    found: &mut Exploration,
+) -> Option<(String, Valuation)> {
+    loop {
+        *tried += 1;
+        let clause = model.receiver_built_by(*tried)?;
+        if started.elapsed() >= options.budget || found.solver_queries >= options.max_queries {
+            return None;
+        }
+        if let Solved::Inputs(valuation) = solve(
+            model,
+            "",
+            std::slice::from_ref(&clause),
+            limits(options, started),
+            found,
+        ) {
+            return Some((clause, valuation));
+        }
+    }
+}
+
 /// Solves unexplored leaves until one gives inputs.
 fn next_inputs(
     found: &mut Exploration,
@@ -642,6 +710,22 @@ fn next_inputs(
                     found.tree.settle(leaf, Leaf::Infeasible);
                     continue;
                 }
+            }
+        }
+        // The receiver built the way that worked, where the path allows
+        // it; a path it does not allow is still solved without it (never
+        // settled infeasible for it).
+        if let Some(way) = found.receiver_way.clone() {
+            let mut with_way = clauses.clone();
+            with_way.push(way);
+            if let Solved::Inputs(valuation) = solve(
+                &models[context],
+                &declarations,
+                &with_way,
+                limits(options, started),
+                found,
+            ) {
+                return Some((context, valuation, Some(leaf)));
             }
         }
         match solve(
