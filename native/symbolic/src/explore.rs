@@ -339,9 +339,9 @@ fn explore_in_fresh_context(
         hangs.note(&realised.plan, &outcome);
         found.runs += 1;
         found.arguments.note(&realised.plan, &outcome.statements);
-        let reached_call = reached_the_call(&realised.plan, &outcome);
+        let building_threw = building_threw(target, &realised.plan, &outcome);
         if let Some(way) = way_on_trial.take() {
-            if reached_call {
+            if reached_the_call(&realised.plan, &outcome) {
                 found.receiver_way = Some(way);
             }
         }
@@ -414,7 +414,7 @@ fn explore_in_fresh_context(
                 _ => found.agreed += 1,
             }
         }
-        if !found.arguments.called && !reached_call {
+        if !found.arguments.called && building_threw {
             // Building the receiver threw, on a check the path cannot
             // model (a JDK call refused the algorithm name the solver
             // gave): the receiver's other ways get a run each, before the
@@ -623,6 +623,22 @@ fn reached_the_call(plan: &Plan, outcome: &PlanOutcome) -> bool {
             .get(plan.statements.len().saturating_sub(1)),
         None | Some(testgen_exec::StatementOutcome::NotRun)
     )
+}
+
+/// Whether a statement building the receiver or an argument threw (not a
+/// call of the target's class on the receiver, a preparing call: another
+/// way of building the receiver would not help that; nor a run that only
+/// ran out of time).
+fn building_threw(target: &MethodId, plan: &Plan, outcome: &PlanOutcome) -> bool {
+    let PlanStatus::Exception { statement } = outcome.status else {
+        return false;
+    };
+    let class = target.class.to_binary();
+    match plan.statements.get(statement) {
+        Some(testgen_exec::Statement::Call { class: owner, .. }) => *owner != class,
+        Some(_) => statement + 1 < plan.statements.len(),
+        None => false,
+    }
 }
 
 /// Inputs that build the receiver by its next way not yet tried (the
