@@ -683,15 +683,7 @@ fn portable_tests_pass_with_assertions_on_another_machine_and_in_any_order() {
     assert!(bmi.contains("assertThrows(AssertionError.class"), "{bmi}");
 
     // What was left out, and why; which classes keep static state.
-    let class = |name: &str| {
-        report["classes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["class"] == name)
-            .unwrap_or_else(|| panic!("{name} is not in {report:#}"))
-            .clone()
-    };
+    let class = |name: &str| class_in(report, name).clone();
     let registry = class("fixtures.portable.Registry");
     assert_eq!(
         registry["static_state"]["fields"],
