@@ -822,6 +822,74 @@ fn every_catalogue_type_gets_a_value_and_the_tests_pass() {
 }
 
 #[test]
+fn state_three_objects_away_is_set_through_setters_and_only_what_matters_is_kept() {
+    let classes = compile_fixture("graphs");
+    let generated = generate(
+        "graphs",
+        &classes,
+        &[
+            "--max-runs",
+            "60",
+            "--include",
+            "fixtures.graphs.Ranking",
+            "--include",
+            "fixtures.graphs.Rules",
+            "--include",
+            "fixtures.graphs.Node",
+        ],
+    );
+    let report = &generated.report;
+    // Every outcome: a student whose supervisor's CV has three awards, a
+    // game whose attacker (an element of the players array) chose to
+    // attack; no constructor sets either. And two trees compared node by
+    // node: no node is its own child, and the two are different objects
+    // unless a path needs them to be one.
+    for name in [
+        "fixtures.graphs.Ranking",
+        "fixtures.graphs.Rules",
+        "fixtures.graphs.Node",
+    ] {
+        let class = class_in(report, name);
+        assert_eq!(class["branches_covered"], class["branches"], "{class:#}");
+        assert_eq!(class["branches_infeasible"], 0, "{class:#}");
+    }
+    let dir = scratch_dir("graphs-run");
+    let test_classes = compile_tests(&dir, &classes, &generated.out, 5);
+    let run = launch(&classes, &test_classes, 5, &[], &[]);
+    assert_eq!(run.failed, 0, "{}", run.summary);
+    let ranking = fs::read_to_string(
+        generated
+            .out
+            .join("fixtures/graphs/RankingGeneratedTest.java"),
+    )
+    .unwrap();
+    let distinguished = ranking
+        .split("@Test")
+        .find(|test| test.contains("\"distinguished\""))
+        .unwrap_or_else(|| panic!("no distinguished student in\n{ranking}"));
+    for call in [
+        "cv.setAwards(",
+        "supervisor.setCv(cv);",
+        "student.setSupervisor(supervisor);",
+    ] {
+        assert!(
+            distinguished.contains(call),
+            "no {call} in\n{distinguished}"
+        );
+    }
+    // A setter whose value changes nothing is shrunk away: an ordinary
+    // student's CV holds no award count set to zero.
+    assert!(!ranking.contains("setAwards(0)"), "{ranking}");
+    let rules = fs::read_to_string(
+        generated
+            .out
+            .join("fixtures/graphs/RulesGeneratedTest.java"),
+    )
+    .unwrap();
+    assert!(rules.contains(".choose(Move.ATTACK);"), "{rules}");
+}
+
+#[test]
 fn a_loop_that_never_ends_costs_its_runs_not_the_class_and_is_named() {
     let classes = compile_fixture("bounded");
     // Bounded by runs, not time (alone it explores in about a third of

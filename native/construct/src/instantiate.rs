@@ -404,6 +404,7 @@ impl<V: HoleValues> Instantiator<'_, V> {
                 class,
                 descriptor,
                 args,
+                setters,
             } => {
                 let at = self.values.address(path);
                 if let Some((made, statement)) = self.objects.get(&at) {
@@ -429,6 +430,31 @@ impl<V: HoleValues> Instantiator<'_, V> {
                         chosen,
                     },
                 );
+                for setter in setters {
+                    let (values, filled_args) = self.fill_all(&setter.args);
+                    self.push(
+                        Statement::Call {
+                            receiver: Value::Ref { statement },
+                            class: class.to_binary(),
+                            name: setter.method.name.clone(),
+                            descriptor: setter.method.descriptor.clone(),
+                            args: values,
+                        },
+                        Origin::Call {
+                            method: setter.method.clone(),
+                            receiver: Some(Filled::Reference {
+                                hole: path.clone(),
+                                nullable: false,
+                                target: Target::Statement(statement),
+                            }),
+                            args: filled_args,
+                        },
+                    );
+                }
+                // Only now may other holes stand for it: a setter's
+                // argument is never the object it sets (a node its own
+                // child would send every walk of the tree round in
+                // circles).
                 self.objects.insert(at, (class.clone(), statement));
                 (
                     Value::Ref { statement },

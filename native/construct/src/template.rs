@@ -38,6 +38,8 @@ pub struct Bounds {
     pub max_choices: usize,
     /// Holes one template has at most.
     pub max_holes: usize,
+    /// Setters called on one new object at most (see [`Choice::New`]).
+    pub max_setters: usize,
 }
 
 impl Default for Bounds {
@@ -49,6 +51,7 @@ impl Default for Bounds {
             max_object_depth: 2,
             max_choices: 24,
             max_holes: 600,
+            max_setters: 4,
         }
     }
 }
@@ -97,10 +100,17 @@ pub enum Choice {
         descriptor: String,
         elements: Vec<Hole>,
     },
+    /// `new class(args)`, then each of `setters` called on it: the
+    /// public methods that store their parameters into its fields, whose
+    /// argument holes give the solver the object's state where a path
+    /// reads it (`student.getSupervisor().getCv().getAwards() > 2`, with
+    /// no constructor taking it). Setters whose values change nothing are
+    /// dropped again when the test is shrunk.
     New {
         class: ClassName,
         descriptor: String,
         args: Vec<Hole>,
+        setters: Vec<PreparingCall>,
     },
     Factory {
         method: MethodId,
@@ -143,7 +153,11 @@ impl Choice {
     pub fn inner_holes(&self) -> Vec<&Hole> {
         match self {
             Choice::ReferenceArray { elements, .. } => elements.iter().collect(),
-            Choice::New { args, .. } | Choice::Factory { args, .. } => args.iter().collect(),
+            Choice::New { args, setters, .. } => args
+                .iter()
+                .chain(setters.iter().flat_map(|call| &call.args))
+                .collect(),
+            Choice::Factory { args, .. } => args.iter().collect(),
             Choice::Produced { receiver, args, .. } => {
                 std::iter::once(receiver.as_ref()).chain(args).collect()
             }
@@ -175,7 +189,8 @@ impl Choice {
     }
 }
 
-/// A call made on the receiver before the call under test.
+/// A call made on an object before it is used: on the receiver before the
+/// call under test, or a setter on a new object before it is passed on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PreparingCall {
     pub method: MethodId,
@@ -231,6 +246,7 @@ impl Template {
                 type_arguments: Vec::new(),
                 nullable: false,
                 objects_only: true,
+                prepared_by_contexts: true,
             });
         }
         for (k, call) in prefix.iter().enumerate() {
@@ -241,6 +257,7 @@ impl Template {
                     type_arguments: Vec::new(),
                     nullable: true,
                     objects_only: false,
+                    prepared_by_contexts: false,
                 });
             }
         }
@@ -256,6 +273,7 @@ impl Template {
                 type_arguments,
                 nullable: true,
                 objects_only: false,
+                prepared_by_contexts: false,
             });
         }
         let mut holes = Builder::new(recipes, &bounds, target.class.package())
@@ -363,6 +381,9 @@ struct Root {
     /// Only recipes that build an object (constructors, factories,
     /// constants).
     objects_only: bool,
+    /// The receiver of the call under test, whose state its contexts (the
+    /// receiver-preparing calls) set: no setters of its own.
+    prepared_by_contexts: bool,
 }
 
 /// A hole in the making: what it is for, and (once expanded) its choices
@@ -374,6 +395,7 @@ struct Node {
     depth: u32,
     nullable: bool,
     objects_only: bool,
+    prepared_by_contexts: bool,
     choices: Vec<NodeChoice>,
 }
 
@@ -387,6 +409,7 @@ enum NodeChoice {
         class: ClassName,
         descriptor: String,
         args: Vec<usize>,
+        setters: Vec<(MethodId, Vec<usize>)>,
     },
     Factory {
         method: MethodId,
@@ -438,6 +461,7 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
             .map(|root| {
                 let index = self.add(root.path, root.descriptor, 0, root.nullable);
                 self.nodes[index].objects_only = root.objects_only;
+                self.nodes[index].prepared_by_contexts = root.prepared_by_contexts;
                 self.nodes[index].type_arguments = root.type_arguments;
                 index
             })
@@ -456,6 +480,7 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
             depth,
             nullable,
             objects_only: false,
+            prepared_by_contexts: false,
             choices: Vec::new(),
         });
         let index = self.nodes.len() - 1;
@@ -475,7 +500,7 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
     }
 
     fn expand(&mut self, index: usize) {
-        let (path, descriptor, type_arguments, depth, objects_only) = {
+        let (path, descriptor, type_arguments, depth, objects_only, prepared_by_contexts) = {
             let node = &self.nodes[index];
             (
                 node.path.clone(),
@@ -483,6 +508,7 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
                 node.type_arguments.clone(),
                 node.depth,
                 node.objects_only,
+                node.prepared_by_contexts,
             )
         };
         let Ok(ty) = FieldType::parse(&descriptor) else {
@@ -587,10 +613,16 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
                             let Some(args) = self.arguments(&prefix, &descriptor, depth) else {
                                 continue;
                             };
+                            let setters = if prepared_by_contexts {
+                                Vec::new()
+                            } else {
+                                self.setters(&prefix, &class, depth)
+                            };
                             NodeChoice::New {
                                 class,
                                 descriptor,
                                 args,
+                                setters,
                             }
                         }
                         Recipe::Factory { method } => {
@@ -670,6 +702,29 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
                 .map(|(i, p)| self.add(format!("{prefix}.a{i}"), p, depth + 1, true))
                 .collect(),
         )
+    }
+
+    /// The setters (`{prefix}.s{k}`, see [`Choice::New`]) to call on a new
+    /// `class` built below a hole at `depth`, with their argument holes: as
+    /// many as the bounds leave room for, in class-file order.
+    fn setters(
+        &mut self,
+        prefix: &str,
+        class: &ClassName,
+        depth: u32,
+    ) -> Vec<(MethodId, Vec<usize>)> {
+        let mut setters = Vec::new();
+        for setter in self.recipes.setters(class) {
+            if setters.len() >= self.bounds.max_setters {
+                break;
+            }
+            let place = format!("{prefix}.s{}", setters.len());
+            let Some(args) = self.arguments(&place, &setter.method.descriptor, depth) else {
+                break;
+            };
+            setters.push((setter.method, args));
+        }
+        setters
     }
 
     /// The receiver hole (`{prefix}.r`, objects only, never null) and the
@@ -780,10 +835,18 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
                             class,
                             descriptor,
                             args,
+                            setters,
                         } => Choice::New {
                             class: class.clone(),
                             descriptor: descriptor.clone(),
                             args: args.iter().map(|&i| self.hole(i)).collect(),
+                            setters: setters
+                                .iter()
+                                .map(|(method, args)| PreparingCall {
+                                    method: method.clone(),
+                                    args: args.iter().map(|&i| self.hole(i)).collect(),
+                                })
+                                .collect(),
                         },
                         NodeChoice::Factory { method, args } => Choice::Factory {
                             method: method.clone(),

@@ -370,3 +370,76 @@ fn only_classes_a_test_can_name_are_used() {
     assert!(!nameable("fixtures/construct/Missing$Inner"));
     assert!(!nameable("fixtures/construct/Shape$1"));
 }
+
+/// The choice building `class` among a reference hole's choices.
+fn new_of<'t>(hole: &'t testgen_construct::Hole, class: &str) -> &'t Choice {
+    let HoleKind::Reference { choices, .. } = &hole.kind else {
+        panic!("{} is not a reference hole", hole.path)
+    };
+    choices
+        .iter()
+        .find(|c| matches!(c, Choice::New { class: made, .. } if made.as_internal() == class))
+        .unwrap_or_else(|| panic!("no new {class} for {}: {choices:?}", hole.path))
+}
+
+/// The names of the setters a `new` choice calls, each with its argument holes.
+fn setters_of(choice: &Choice) -> Vec<(&str, &[testgen_construct::Hole])> {
+    let Choice::New { setters, .. } = choice else {
+        panic!("not a new: {choice:?}")
+    };
+    setters
+        .iter()
+        .map(|call| (call.method.name.as_str(), call.args.as_slice()))
+        .collect()
+}
+
+#[test]
+fn a_new_object_gets_its_setters_with_holes_down_to_the_depth_bound() {
+    let dir = testgen_testkit::compile_fixture("graphs");
+    let classes = testgen_testkit::classes_in(&dir);
+    let program = program(&classes);
+    let recipes = Recipes::new(&program);
+    // rank(Student): the student's supervisor, its CV and the CV's award
+    // count are all set through setters whose arguments are holes.
+    let rank = MethodId::of(
+        "fixtures/graphs/Ranking",
+        "rank",
+        "(Lfixtures/graphs/Student;)Ljava/lang/String;",
+    );
+    let template = Template::new(&recipes, rank, true, &[], Bounds::default()).unwrap();
+    let student = setters_of(new_of(&template.args[0], "fixtures/graphs/Student"));
+    assert_eq!(student.len(), 1, "{student:?}");
+    assert_eq!(student[0].0, "setSupervisor");
+    let supervisor = setters_of(new_of(&student[0].1[0], "fixtures/graphs/Supervisor"));
+    assert_eq!(supervisor.len(), 1, "{supervisor:?}");
+    assert_eq!(supervisor[0].0, "setCv");
+    let cv = setters_of(new_of(&supervisor[0].1[0], "fixtures/graphs/Cv"));
+    assert_eq!(cv.len(), 1, "{cv:?}");
+    assert_eq!(cv[0].0, "setAwards");
+    assert!(matches!(cv[0].1[0].kind, HoleKind::Primitive(_)));
+
+    // sameShape(Node): the receiver is left to its contexts; the argument
+    // node gets both setters, whose nodes get theirs, until the depth
+    // bound leaves a node with none.
+    let same_shape = MethodId::of(
+        "fixtures/graphs/Node",
+        "sameShape",
+        "(Lfixtures/graphs/Node;)Z",
+    );
+    let bounds = Bounds::default();
+    let template = Template::new(&recipes, same_shape, false, &[], bounds.clone()).unwrap();
+    let receiver = template.receiver.as_ref().unwrap();
+    assert!(setters_of(new_of(receiver, "fixtures/graphs/Node")).is_empty());
+    let mut node = &template.args[0];
+    let mut levels = 0;
+    while !matches!(&node.kind, HoleKind::Reference { choices, .. } if choices.is_empty()) {
+        let setters = setters_of(new_of(node, "fixtures/graphs/Node"));
+        let names: Vec<&str> = setters.iter().map(|(name, _)| *name).collect();
+        assert_eq!(names, ["setLeft", "setRight"], "{}", node.path);
+        node = &setters[0].1[0];
+        levels += 1;
+    }
+    // The hole below the deepest object built is null only.
+    assert_eq!(levels, bounds.max_object_depth + 1);
+    assert!(template.holes().len() <= bounds.max_holes);
+}

@@ -26,6 +26,10 @@ use crate::value::{char_sort, TypeChoice, ADDRESS_BITS};
 
 pub use testgen_construct::Bounds as InputBounds;
 
+/// The most holes [`InputModel::distinct_objects`] keeps apart (the
+/// pairwise clauses grow with the square).
+const MOST_DISTINCT_OBJECTS: usize = 16;
+
 /// What a plan statement means for the interpreter.
 #[derive(Clone, Debug)]
 pub enum Act {
@@ -166,6 +170,44 @@ impl InputModel {
                 "(= {} #x{choice:08x})",
                 quoted(&format!("{}.type", receiver.path))
             )
+        })
+    }
+
+    /// The clause that makes every object the inputs build with `new` a
+    /// different object, asked for first: z3 would otherwise give all
+    /// holes one address, so that a node's child is the node itself and
+    /// `a.equals(b)` compares an object with itself. A path that needs two
+    /// holes to be one object still gets it, without this. Only the
+    /// top-level holes when there are too many for a cheap `distinct`;
+    /// `None` when fewer than two holes could alias.
+    pub fn distinct_objects(&self) -> Option<String> {
+        let builds_new = |hole: &&Hole| {
+            matches!(&hole.kind, HoleKind::Reference { choices, .. }
+                if choices.iter().any(|c| matches!(c, Choice::New { .. })))
+        };
+        let mut holes: Vec<&Hole> = self
+            .template
+            .holes()
+            .into_iter()
+            .filter(builds_new)
+            .collect();
+        if holes.len() > MOST_DISTINCT_OBJECTS {
+            holes = self
+                .template
+                .receiver
+                .iter()
+                .chain(self.template.prefix.iter().flat_map(|c| c.args.iter()))
+                .chain(self.template.args.iter())
+                .filter(builds_new)
+                .take(MOST_DISTINCT_OBJECTS)
+                .collect();
+        }
+        (holes.len() >= 2).then(|| {
+            let addresses: Vec<String> = holes
+                .iter()
+                .map(|hole| quoted(&format!("{}.addr", hole.path)))
+                .collect();
+            format!("(distinct {})", addresses.join(" "))
         })
     }
 
@@ -407,9 +449,9 @@ fn declare(hole: &Hole, bounds: &InputBounds, out: &mut String) {
                     declare(element, bounds, out);
                 }
             }
-            Choice::New { args, .. } | Choice::Factory { args, .. } => {
-                for arg in args {
-                    declare(arg, bounds, out);
+            Choice::New { .. } | Choice::Factory { .. } => {
+                for hole in choice.inner_holes() {
+                    declare(hole, bounds, out);
                 }
             }
             Choice::Produced { receiver, args, .. } => {

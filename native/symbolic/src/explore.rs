@@ -451,6 +451,14 @@ fn first_inputs(
     started: Instant,
     found: &mut Exploration,
 ) -> Option<(usize, Valuation, Option<NodeId>)> {
+    let preferred = preferences(found, model);
+    if !preferred.is_empty() {
+        if let Solved::Inputs(valuation) =
+            solve(model, "", &preferred, limits(options, started), found)
+        {
+            return Some((0, valuation, None));
+        }
+    }
     match solve(model, "", &[], limits(options, started), found) {
         Solved::Inputs(valuation) => Some((0usize, valuation, None)),
         Solved::Infeasible => {
@@ -668,6 +676,19 @@ fn next_receiver_way(
     }
 }
 
+/// What each query asks for first: the receiver built the way that worked
+/// (see `receiver_way`), and every object a different one. Only
+/// preferences: a path they do not allow is solved again without them, and
+/// never settled infeasible for them.
+fn preferences(found: &Exploration, model: &InputModel) -> Vec<String> {
+    found
+        .receiver_way
+        .iter()
+        .cloned()
+        .chain(model.distinct_objects())
+        .collect()
+}
+
 /// Solves unexplored leaves until one gives inputs.
 fn next_inputs(
     found: &mut Exploration,
@@ -728,16 +749,14 @@ fn next_inputs(
                 }
             }
         }
-        // The receiver built the way that worked, where the path allows
-        // it; a path it does not allow is still solved without it (never
-        // settled infeasible for it).
-        if let Some(way) = found.receiver_way.clone() {
-            let mut with_way = clauses.clone();
-            with_way.push(way);
+        let preferred = preferences(found, &models[context]);
+        if !preferred.is_empty() {
+            let mut with_preferences = clauses.clone();
+            with_preferences.extend(preferred);
             if let Solved::Inputs(valuation) = solve(
                 &models[context],
                 &declarations,
-                &with_way,
+                &with_preferences,
                 limits(options, started),
                 found,
             ) {
