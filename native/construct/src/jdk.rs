@@ -201,6 +201,25 @@ pub fn recipes(class: &ClassName) -> Vec<Recipe> {
             factory("java/util/BitSet", "valueOf", "([J)Ljava/util/BitSet;"),
             new("java/util/BitSet", "()V"),
         ],
+        // JDBC without a database: the JDK's own in-memory row set (empty,
+        // no columns), from the factory people are told to use.
+        "java/sql/ResultSet" | "javax/sql/RowSet" | "javax/sql/rowset/CachedRowSet" => {
+            vec![Recipe::Produced {
+                method: MethodId::new(
+                    ClassName::internal("javax/sql/rowset/RowSetFactory"),
+                    "createCachedRowSet",
+                    "()Ljavax/sql/rowset/CachedRowSet;",
+                ),
+            }]
+        }
+        "javax/sql/rowset/RowSetFactory" => vec![factory(
+            "javax/sql/rowset/RowSetProvider",
+            "newFactory",
+            "()Ljavax/sql/rowset/RowSetFactory;",
+        )],
+        "java/sql/ResultSetMetaData" | "javax/sql/RowSetMetaData" => {
+            vec![new("javax/sql/rowset/RowSetMetaDataImpl", "()V")]
+        }
         // Seeded, so that a test sees the same numbers every run.
         "java/util/Random" => vec![new("java/util/Random", "(J)V")],
         "java/util/Iterator" => vec![Recipe::Produced {
@@ -425,6 +444,17 @@ mod tests {
             first("java/util/Iterator"),
             Some(Recipe::Produced { method })
                 if method.class.as_internal() == "java/util/ArrayList" && method.name == "iterator"
+        ));
+        // A result set is the JDK's in-memory one, from its factory.
+        assert!(matches!(
+            first("java/sql/ResultSet"),
+            Some(Recipe::Produced { method })
+                if method.class.as_internal() == "javax/sql/rowset/RowSetFactory"
+        ));
+        assert!(matches!(
+            first("javax/sql/rowset/RowSetFactory"),
+            Some(Recipe::Factory { method })
+                if method.class.as_internal() == "javax/sql/rowset/RowSetProvider"
         ));
     }
 
