@@ -839,6 +839,8 @@ fn state_three_objects_away_is_set_through_setters_and_only_what_matters_is_kept
             "fixtures.graphs.Rules",
             "--include",
             "fixtures.graphs.Node",
+            "--include",
+            "fixtures.graphs.Honour",
         ],
     );
     let report = &generated.report;
@@ -851,11 +853,16 @@ fn state_three_objects_away_is_set_through_setters_and_only_what_matters_is_kept
         "fixtures.graphs.Ranking",
         "fixtures.graphs.Rules",
         "fixtures.graphs.Node",
+        "fixtures.graphs.Honour",
     ] {
         let class = class_in(report, name);
         assert_eq!(class["branches_covered"], class["branches"], "{class:#}");
         assert_eq!(class["branches_infeasible"], 0, "{class:#}");
     }
+    // An abstract class's constructor is no method to test (only a
+    // subclass's `super(..)` runs it); its other methods run on a subclass.
+    let honour = class_in(report, "fixtures.graphs.Honour");
+    assert_eq!(honour["inputs"]["methods"], 2, "{honour:#}");
     let dir = scratch_dir("graphs-run");
     let test_classes = compile_tests(&dir, &classes, &generated.out, 5);
     let run = launch(&classes, &test_classes, 5, &[], &[]);

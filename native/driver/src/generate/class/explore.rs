@@ -170,6 +170,9 @@ pub fn targets(file: &ClassFile<'_>, class: &ClassName) -> Vec<MethodId> {
             // abstract class's instance methods run on the subclasses
             // the recipes find (or are not explorable, and say so).
             || (class_flags.is_interface() && !flags.is_static())
+            // An abstract class's constructor runs only as a subclass's
+            // `super(..)`: no test can call it.
+            || (class_flags.is_abstract() && name == "<init>")
             || (is_enum
                 && (name == "values" && descriptor.starts_with("()")
                     || name == "valueOf" && descriptor.starts_with("(Ljava/lang/String;)")));
