@@ -10,10 +10,10 @@
 //! `testgen_analysis`'s field writers), the calls that give a built object
 //! the state a path needs.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Mutex;
 
-use testgen_analysis::{ClassAccess, Hierarchy, TypeInfo};
+use testgen_analysis::{ClassAccess, Hierarchy, MethodKey, TypeInfo};
 use testgen_classfile::access::AccessFlags;
 use testgen_classfile::descriptor::{BaseType, FieldType, MethodDescriptor};
 use testgen_classfile::ClassFile;
@@ -103,7 +103,15 @@ pub struct Recipes<'p, 'a> {
     producers: BTreeMap<ClassName, Vec<MethodId>>,
     known: Mutex<BTreeMap<ClassName, Vec<Recipe>>>,
     setters: Mutex<BTreeMap<ClassName, Vec<Setter>>>,
+    fields_read: Mutex<BTreeMap<MethodId, BTreeSet<FieldName>>>,
 }
+
+/// An instance field: the internal name of its class and its name.
+pub type FieldName = (String, String);
+
+/// The most methods [`Recipes::fields_read_from`] looks into for one
+/// method: enough for a few getters deep, bounded whatever the program.
+const MOST_METHODS_READ: usize = 64;
 
 impl<'p, 'a> Recipes<'p, 'a> {
     /// The index over `program` (its hierarchy; a class that cannot be
@@ -124,6 +132,7 @@ impl<'p, 'a> Recipes<'p, 'a> {
             producers,
             known: Mutex::new(BTreeMap::new()),
             setters: Mutex::new(BTreeMap::new()),
+            fields_read: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -154,6 +163,67 @@ impl<'p, 'a> Recipes<'p, 'a> {
             known.insert(class.clone(), setters.clone());
         }
         setters
+    }
+
+    /// The instance fields that `method` and the program's methods it
+    /// calls (breadth first, up to [`MOST_METHODS_READ`] methods) read:
+    /// the state its paths can depend on, several objects deep
+    /// (`student.getSupervisor().getCv().getAwards()` reads
+    /// `Student.supervisor`, `Supervisor.cv`, `Cv.awards`). Worked out once
+    /// per method.
+    pub fn fields_read_from(&self, method: &MethodId) -> BTreeSet<FieldName> {
+        if let Some(known) = self
+            .fields_read
+            .lock()
+            .ok()
+            .and_then(|known| known.get(method).cloned())
+        {
+            return known;
+        }
+        let mut accesses: BTreeMap<String, Option<ClassAccess>> = BTreeMap::new();
+        let mut read = BTreeSet::new();
+        let mut seen = BTreeSet::new();
+        let mut pending = VecDeque::from([(
+            method.class.as_internal().to_string(),
+            MethodKey::new(&method.name, &method.descriptor),
+        )]);
+        while let Some((owner, key)) = pending.pop_front() {
+            if seen.len() >= MOST_METHODS_READ || !seen.insert((owner.clone(), key.clone())) {
+                continue;
+            }
+            let access = accesses.entry(owner.clone()).or_insert_with(|| {
+                self.program
+                    .class(&ClassName::internal(owner.as_str()))
+                    .and_then(|file| ClassAccess::of(file).ok())
+            });
+            let Some(facts) = access
+                .as_ref()
+                .and_then(|a| a.method(&key.name, &key.descriptor))
+            else {
+                continue;
+            };
+            for access in &facts.field_accesses {
+                if !access.is_write() && !access.is_static() {
+                    read.insert((access.field.owner.clone(), access.field.name.clone()));
+                }
+            }
+            for call in &facts.calls {
+                if self
+                    .program
+                    .class(&ClassName::internal(call.target.owner.as_str()))
+                    .is_some()
+                {
+                    pending.push_back((
+                        call.target.owner.clone(),
+                        MethodKey::new(&call.target.name, &call.target.descriptor),
+                    ));
+                }
+            }
+        }
+        if let Ok(mut known) = self.fields_read.lock() {
+            known.insert(method.clone(), read.clone());
+        }
+        read
     }
 
     pub fn program(&self) -> &'p Program<'a> {

@@ -17,13 +17,13 @@
 //! [`Bounds::max_holes`] holes, given out breadth first (shallow holes
 //! before deep ones), so that no type, however recursive, makes one large.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 
 use testgen_classfile::descriptor::{BaseType, ElementType, FieldType, MethodDescriptor};
 use testgen_project::{ClassName, MethodId, Program};
 
 use crate::generics::{parameter_type_arguments, TypeArguments};
-use crate::recipes::{nameable, Recipe, Recipes};
+use crate::recipes::{nameable, FieldName, Recipe, Recipes};
 
 /// Limits that keep templates, and so the values they hold, small.
 #[derive(Clone, Debug)]
@@ -276,7 +276,8 @@ impl Template {
                 prepared_by_contexts: false,
             });
         }
-        let mut holes = Builder::new(recipes, &bounds, target.class.package())
+        let read = recipes.fields_read_from(&target);
+        let mut holes = Builder::new(recipes, &bounds, target.class.package(), read)
             .build(roots)
             .into_iter();
         let receiver = if receives {
@@ -440,16 +441,25 @@ struct Builder<'b, 'r, 'a> {
     /// The package the tests are in (the target's): its package-private
     /// constructors are ways in too.
     package: String,
+    /// The fields the call under test can read ([`Recipes::fields_read_from`]):
+    /// the setters that write them come first.
+    read: BTreeSet<FieldName>,
     nodes: Vec<Node>,
     queue: VecDeque<usize>,
 }
 
 impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
-    fn new(recipes: &'b Recipes<'r, 'a>, bounds: &'b Bounds, package: String) -> Self {
+    fn new(
+        recipes: &'b Recipes<'r, 'a>,
+        bounds: &'b Bounds,
+        package: String,
+        read: BTreeSet<FieldName>,
+    ) -> Self {
         Builder {
             recipes,
             bounds,
             package,
+            read,
             nodes: Vec::new(),
             queue: VecDeque::new(),
         }
@@ -706,15 +716,24 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
 
     /// The setters (`{prefix}.s{k}`, see [`Choice::New`]) to call on a new
     /// `class` built below a hole at `depth`, with their argument holes: as
-    /// many as the bounds leave room for, in class-file order.
+    /// many as the bounds leave room for, those writing a field the call
+    /// under test can read first, then in class-file order.
     fn setters(
         &mut self,
         prefix: &str,
         class: &ClassName,
         depth: u32,
     ) -> Vec<(MethodId, Vec<usize>)> {
+        let mut candidates = self.recipes.setters(class);
+        let owner = class.as_internal().to_string();
+        candidates.sort_by_key(|setter| {
+            !setter
+                .fields
+                .keys()
+                .any(|field| self.read.contains(&(owner.clone(), field.clone())))
+        });
         let mut setters = Vec::new();
-        for setter in self.recipes.setters(class) {
+        for setter in candidates {
             if setters.len() >= self.bounds.max_setters {
                 break;
             }

@@ -418,6 +418,21 @@ fn a_new_object_gets_its_setters_with_holes_down_to_the_depth_bound() {
     assert_eq!(cv[0].0, "setAwards");
     assert!(matches!(cv[0].1[0].kind, HoleKind::Primitive(_)));
 
+    // listed(Profile) reads the field only the fifth setter writes: it
+    // comes first, within the bound on setters.
+    let listed = MethodId::of(
+        "fixtures/graphs/Ranking",
+        "listed",
+        "(Lfixtures/graphs/Profile;)Z",
+    );
+    let template = Template::new(&recipes, listed, true, &[], Bounds::default()).unwrap();
+    let profile = setters_of(new_of(&template.args[0], "fixtures/graphs/Profile"));
+    let names: Vec<&str> = profile.iter().map(|(name, _)| *name).collect();
+    assert_eq!(
+        names,
+        ["setVerified", "setHeadline", "setCity", "setFollowers"]
+    );
+
     // sameShape(Node): the receiver is left to its contexts; the argument
     // node gets both setters, whose nodes get theirs, until the depth
     // bound leaves a node with none.
