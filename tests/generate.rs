@@ -736,7 +736,7 @@ fn every_catalogue_type_gets_a_value_and_the_tests_pass() {
     let class = class_in(report, "fixtures.inputs.Catalogue");
     let inputs = &class["inputs"];
     // Every method, and the constructor, called with every argument built.
-    assert_eq!(inputs["methods"], 49, "{inputs:#}");
+    assert_eq!(inputs["methods"], 50, "{inputs:#}");
     assert_eq!(inputs["fully_built"], inputs["methods"], "{inputs:#}");
     assert!(inputs.get("lacking").is_none(), "{inputs:#}");
     // A lambda's result is a hole: every outcome of the methods that
@@ -775,6 +775,8 @@ fn every_catalogue_type_gets_a_value_and_the_tests_pass() {
         // JDBC without a database: the JDK's in-memory row set.
         "RowSetProvider.newFactory()",
         "new RowSetMetaDataImpl()",
+        // A public field of a JDK class, looked up by name.
+        "Field field = Integer.class.getField(\"MAX_VALUE\");",
         "TimeUnit.",
         // Lambdas whose result the solver chose: both answers of a
         // predicate, each sign of a comparison, and the project's own

@@ -555,6 +555,38 @@ impl<V: HoleValues> Instantiator<'_, V> {
                     filled(Target::Statement(made)),
                 )
             }
+            Choice::Lookup {
+                class,
+                on,
+                method,
+                name,
+            } => {
+                let statement = self.push(
+                    Statement::Call {
+                        receiver: Value::Class {
+                            name: on.to_binary(),
+                        },
+                        class: method.class.to_binary(),
+                        name: method.name.clone(),
+                        descriptor: method.descriptor.clone(),
+                        args: name
+                            .iter()
+                            .map(|name| Value::String {
+                                value: name.clone().into(),
+                            })
+                            .collect(),
+                    },
+                    // Like a constant: an object of `class` whose state
+                    // is not known.
+                    Origin::Constant {
+                        class: class.clone(),
+                    },
+                );
+                (
+                    Value::Ref { statement },
+                    filled(Target::Statement(statement)),
+                )
+            }
             Choice::Constant {
                 owner,
                 field,

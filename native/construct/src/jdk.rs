@@ -43,6 +43,12 @@ pub fn recipes(class: &ClassName) -> Vec<Recipe> {
         class: class.clone(),
     };
     let constant = |field: &str| constant_of(internal, field);
+    let lookup = |on: &str, name: &str, descriptor: &str, member: Option<&str>| Recipe::Lookup {
+        class: class.clone(),
+        on: ClassName::internal(on),
+        method: MethodId::new(ClassName::internal("java/lang/Class"), name, descriptor),
+        name: member.map(str::to_string),
+    };
     // A JDK enum: all its constants in declaration order (the symbolic
     // engine takes a constant's place in the list for its ordinal).
     let enumeration = |enum_class: &str, constants: &[&str]| {
@@ -220,6 +226,14 @@ pub fn recipes(class: &ClassName) -> Vec<Recipe> {
         "java/sql/ResultSetMetaData" | "javax/sql/RowSetMetaData" => {
             vec![new("javax/sql/rowset/RowSetMetaDataImpl", "()V")]
         }
+        // Public members of a JDK class, by name: reflection people write,
+        // on nothing private.
+        "java/lang/reflect/Field" | "java/lang/reflect/Member" => vec![lookup(
+            "java/lang/Integer",
+            "getField",
+            "(Ljava/lang/String;)Ljava/lang/reflect/Field;",
+            Some("MAX_VALUE"),
+        )],
         // Seeded, so that a test sees the same numbers every run.
         "java/util/Random" => vec![new("java/util/Random", "(J)V")],
         "java/util/Iterator" => vec![Recipe::Produced {
@@ -444,6 +458,12 @@ mod tests {
             first("java/util/Iterator"),
             Some(Recipe::Produced { method })
                 if method.class.as_internal() == "java/util/ArrayList" && method.name == "iterator"
+        ));
+        // A field is a JDK class's public one, looked up by name.
+        assert!(matches!(
+            first("java/lang/reflect/Field"),
+            Some(Recipe::Lookup { on, name: Some(name), .. })
+                if on.as_internal() == "java/lang/Integer" && name == "MAX_VALUE"
         ));
         // A result set is the JDK's in-memory one, from its factory.
         assert!(matches!(

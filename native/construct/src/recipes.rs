@@ -68,6 +68,15 @@ pub enum Recipe {
         add: MethodId,
         entry: Vec<String>,
     },
+    /// A public member of a JDK class looked up on its class literal by
+    /// `method` of `Class`, with `name` when it takes one:
+    /// `Integer.class.getField("MAX_VALUE")` for a `Field` (a `class`).
+    Lookup {
+        class: ClassName,
+        on: ClassName,
+        method: MethodId,
+        name: Option<String>,
+    },
 }
 
 impl Recipe {

@@ -136,6 +136,14 @@ pub enum Choice {
         field: String,
         class: ClassName,
     },
+    /// A JDK class's public member of type `class`, looked up on `on`'s
+    /// class literal (see [`Recipe::Lookup`]).
+    Lookup {
+        class: ClassName,
+        on: ClassName,
+        method: MethodId,
+        name: Option<String>,
+    },
     /// A JDK collection or map made empty, then filled: each entry is the
     /// holes of one `add` (or `put`) call; how many are used (one at least)
     /// is the variable `{place}.len`.
@@ -176,6 +184,7 @@ impl Choice {
             | Choice::Enum { class, .. }
             | Choice::New { class, .. }
             | Choice::Constant { class, .. }
+            | Choice::Lookup { class, .. }
             | Choice::Collection { class, .. }
             | Choice::Lambda {
                 interface: class, ..
@@ -605,6 +614,17 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
                         Recipe::ClassLiteral { class } => {
                             NodeChoice::Ready(Choice::ClassLiteral { class })
                         }
+                        Recipe::Lookup {
+                            class,
+                            on,
+                            method,
+                            name,
+                        } => NodeChoice::Ready(Choice::Lookup {
+                            class,
+                            on,
+                            method,
+                            name,
+                        }),
                         Recipe::Constant {
                             owner,
                             field,

@@ -475,7 +475,7 @@ fn declare(hole: &Hole, bounds: &InputBounds, out: &mut String) {
                     declare(result, bounds, out);
                 }
             }
-            Choice::Constant { .. } => {}
+            Choice::Constant { .. } | Choice::Lookup { .. } => {}
         }
     }
 }
