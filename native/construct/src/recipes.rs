@@ -11,7 +11,7 @@
 //! the state a path needs.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use testgen_analysis::{ClassAccess, Hierarchy, MethodKey, TypeInfo};
 use testgen_classfile::access::AccessFlags;
@@ -113,6 +113,27 @@ pub struct Recipes<'p, 'a> {
     known: Mutex<BTreeMap<ClassName, Vec<Recipe>>>,
     setters: Mutex<BTreeMap<ClassName, Vec<Setter>>>,
     fields_read: Mutex<BTreeMap<MethodId, BTreeSet<FieldName>>>,
+    /// Each program class's field accesses and calls, read once (none for
+    /// a class the program lacks or that does not read).
+    accesses: Mutex<BTreeMap<ClassName, Option<Arc<ClassAccess>>>>,
+}
+
+/// `cache`'s value for `key`, computed by `compute` the first time.
+/// Computed outside the lock: two threads may both compute it, with the
+/// same result.
+fn memoised<K: Ord + Clone, V: Clone>(
+    cache: &Mutex<BTreeMap<K, V>>,
+    key: &K,
+    compute: impl FnOnce() -> V,
+) -> V {
+    if let Some(known) = cache.lock().ok().and_then(|known| known.get(key).cloned()) {
+        return known;
+    }
+    let value = compute();
+    if let Ok(mut known) = cache.lock() {
+        known.insert(key.clone(), value.clone());
+    }
+    value
 }
 
 /// An instance field: the internal name of its class and its name.
@@ -142,6 +163,7 @@ impl<'p, 'a> Recipes<'p, 'a> {
             known: Mutex::new(BTreeMap::new()),
             setters: Mutex::new(BTreeMap::new()),
             fields_read: Mutex::new(BTreeMap::new()),
+            accesses: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -155,23 +177,19 @@ impl<'p, 'a> Recipes<'p, 'a> {
     /// The setters of `class`, in class-file order (worked out once per
     /// class, from its own code only).
     pub fn setters(&self, class: &ClassName) -> Vec<Setter> {
-        if let Some(known) = self
-            .setters
-            .lock()
-            .ok()
-            .and_then(|known| known.get(class).cloned())
-        {
-            return known;
-        }
-        let setters = self
-            .program
-            .class(class)
-            .map(|file| setters_of(class, file))
-            .unwrap_or_default();
-        if let Ok(mut known) = self.setters.lock() {
-            known.insert(class.clone(), setters.clone());
-        }
-        setters
+        memoised(&self.setters, class, || {
+            self.access(class)
+                .map(|access| setters_of(class, &access))
+                .unwrap_or_default()
+        })
+    }
+
+    /// `class`'s field accesses and calls, if the program has it.
+    fn access(&self, class: &ClassName) -> Option<Arc<ClassAccess>> {
+        memoised(&self.accesses, class, || {
+            let file = self.program.class(class)?;
+            ClassAccess::of(file).ok().map(Arc::new)
+        })
     }
 
     /// The instance fields that `method` and the program's methods it
@@ -181,34 +199,24 @@ impl<'p, 'a> Recipes<'p, 'a> {
     /// `Student.supervisor`, `Supervisor.cv`, `Cv.awards`). Worked out once
     /// per method.
     pub fn fields_read_from(&self, method: &MethodId) -> BTreeSet<FieldName> {
-        if let Some(known) = self
-            .fields_read
-            .lock()
-            .ok()
-            .and_then(|known| known.get(method).cloned())
-        {
-            return known;
-        }
-        let mut accesses: BTreeMap<String, Option<ClassAccess>> = BTreeMap::new();
+        memoised(&self.fields_read, method, || self.walk_fields_read(method))
+    }
+
+    fn walk_fields_read(&self, method: &MethodId) -> BTreeSet<FieldName> {
         let mut read = BTreeSet::new();
         let mut seen = BTreeSet::new();
         let mut pending = VecDeque::from([(
-            method.class.as_internal().to_string(),
+            method.class.clone(),
             MethodKey::new(&method.name, &method.descriptor),
         )]);
         while let Some((owner, key)) = pending.pop_front() {
             if seen.len() >= MOST_METHODS_READ || !seen.insert((owner.clone(), key.clone())) {
                 continue;
             }
-            let access = accesses.entry(owner.clone()).or_insert_with(|| {
-                self.program
-                    .class(&ClassName::internal(owner.as_str()))
-                    .and_then(|file| ClassAccess::of(file).ok())
-            });
-            let Some(facts) = access
-                .as_ref()
-                .and_then(|a| a.method(&key.name, &key.descriptor))
-            else {
+            let Some(access) = self.access(&owner) else {
+                continue;
+            };
+            let Some(facts) = access.method(&key.name, &key.descriptor) else {
                 continue;
             };
             for access in &facts.field_accesses {
@@ -217,20 +225,14 @@ impl<'p, 'a> Recipes<'p, 'a> {
                 }
             }
             for call in &facts.calls {
-                if self
-                    .program
-                    .class(&ClassName::internal(call.target.owner.as_str()))
-                    .is_some()
-                {
+                let callee = ClassName::internal(call.target.owner.as_str());
+                if self.program.class(&callee).is_some() {
                     pending.push_back((
-                        call.target.owner.clone(),
+                        callee,
                         MethodKey::new(&call.target.name, &call.target.descriptor),
                     ));
                 }
             }
-        }
-        if let Ok(mut known) = self.fields_read.lock() {
-            known.insert(method.clone(), read.clone());
         }
         read
     }
@@ -251,19 +253,7 @@ impl<'p, 'a> Recipes<'p, 'a> {
     /// it, its public constants of its own type; and for `Object`, a string
     /// and an `Integer` after those.
     pub fn of(&self, class: &ClassName) -> Vec<Recipe> {
-        if let Some(known) = self
-            .known
-            .lock()
-            .ok()
-            .and_then(|known| known.get(class).cloned())
-        {
-            return known;
-        }
-        let recipes = self.compute(class);
-        if let Ok(mut known) = self.known.lock() {
-            known.insert(class.clone(), recipes.clone());
-        }
-        recipes
+        memoised(&self.known, class, || self.compute(class))
     }
 
     fn compute(&self, class: &ClassName) -> Vec<Recipe> {
@@ -641,10 +631,7 @@ fn index_methods(program: &Program<'_>) -> (ByReturnedClass, ByReturnedClass) {
 
 /// The public instance methods of `class` (not constructors) whose
 /// parameters flow into fields of `class`.
-fn setters_of(class: &ClassName, file: &ClassFile<'_>) -> Vec<Setter> {
-    let Ok(access) = ClassAccess::of(file) else {
-        return Vec::new();
-    };
+fn setters_of(class: &ClassName, access: &ClassAccess) -> Vec<Setter> {
     let mut by_method: BTreeMap<usize, Setter> = BTreeMap::new();
     let position = |name: &str, descriptor: &str| {
         access
