@@ -306,6 +306,9 @@ fn shape(case: &TestCase) -> Result<Shape, Unfit> {
         if !outcome.leftover_threads.is_empty() {
             return Err(unfit("the plan leaves threads running"));
         }
+        if !outcome.closed_streams.is_empty() {
+            return Err(unfit("the plan closes System.out or System.err"));
+        }
         if outcome.statements.len() != statements.len() {
             return Err(unfit("the outcome does not cover every statement"));
         }

@@ -28,6 +28,10 @@ pub struct PlanOutcome {
     pub accesses_truncated: bool,
     /// Names of threads the plan started that were still alive after it.
     pub leftover_threads: Vec<String>,
+    /// The standard streams the plan closed (`System.out`, `System.err`):
+    /// a test doing so would close its build's own output.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub closed_streams: Vec<String>,
     /// Probe events, one entry per thread that recorded any.
     pub trace: Vec<ThreadTrace>,
     /// Wall-clock time inside the JVM from handing the plan to its thread
@@ -51,6 +55,7 @@ impl PlanOutcome {
             accesses: Vec::new(),
             accesses_truncated: false,
             leftover_threads: Vec::new(),
+            closed_streams: Vec::new(),
             trace: Vec::new(),
             elapsed_micros: 0,
             restarted: true,

@@ -84,6 +84,8 @@ pub(crate) struct RunAnswer {
     accesses: Vec<Access>,
     accesses_truncated: bool,
     leftover_threads: Vec<String>,
+    #[serde(default)]
+    closed_streams: Vec<String>,
     trace: Vec<WireTrace>,
     elapsed_micros: u64,
     pub restart: bool,
@@ -158,6 +160,7 @@ impl RunAnswer {
             accesses: self.accesses,
             accesses_truncated: self.accesses_truncated,
             leftover_threads: self.leftover_threads,
+            closed_streams: self.closed_streams,
             trace,
             elapsed_micros: self.elapsed_micros,
             restarted: self.restart,

@@ -213,6 +213,30 @@ fn threads_left_running_are_reported() {
 }
 
 #[test]
+fn a_plan_that_closes_standard_output_is_reported_and_the_next_one_prints() {
+    let mut executor = executor();
+    let outcome = run(
+        &mut executor,
+        vec![call_static("Hostile", "closeStandardOutput", "()V", vec![])],
+    );
+    assert_eq!(outcome.status, PlanStatus::Completed, "{outcome:#?}");
+    assert_eq!(outcome.closed_streams, ["System.out"]);
+    assert_eq!(outcome.stdout.text, "last words");
+    let outcome = run(
+        &mut executor,
+        vec![call_static(
+            "Hostile",
+            "print",
+            "()Ljava/lang/String;",
+            vec![],
+        )],
+    );
+    assert!(outcome.closed_streams.is_empty(), "{outcome:#?}");
+    assert!(outcome.stdout.text.ends_with("no newline"), "{outcome:#?}");
+    assert_eq!(executor.jvm_starts(), 1);
+}
+
+#[test]
 fn output_is_captured_and_the_protocol_survives() {
     let mut executor = executor();
     let outcome = run(

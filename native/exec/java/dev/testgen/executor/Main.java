@@ -55,8 +55,8 @@ public final class Main {
     private final ThreadGroup plans;
     private final Capture stdout = new Capture(OUTPUT_LIMIT);
     private final Capture stderr = new Capture(OUTPUT_LIMIT);
-    private final PrintStream capturedOut;
-    private final PrintStream capturedErr;
+    private PrintStream capturedOut;
+    private PrintStream capturedErr;
     private final InputStream emptyIn = new ByteArrayInputStream(new byte[0]);
     /** Null when access monitoring works, else why not. */
     private final String monitorNote;
@@ -453,6 +453,11 @@ public final class Main {
             json.string(name);
         }
         json.endArray();
+        json.name("closed_streams").beginArray();
+        for (String name : reopenClosedStreams()) {
+            json.string(name);
+        }
+        json.endArray();
         context.writeTrace(json);
         json.field("elapsed_micros", elapsedMicros).field("restart", restart).endObject();
 
@@ -503,6 +508,36 @@ public final class Main {
             return;
         }
         answerPlan(flight, "exit_requested", Collections.<String>emptyList(), true);
+    }
+
+    /**
+     * Which of System.out and System.err the plan closed (a printer over
+     * System.out closed with it): a test that does so closes the build's
+     * own output. Each closed one is replaced, so later plans print again.
+     */
+    private List<String> reopenClosedStreams() {
+        List<String> closed = new ArrayList<>();
+        if (isClosed(capturedOut)) {
+            closed.add("System.out");
+            capturedOut = new PrintStream(stdout, true, StandardCharsets.UTF_8);
+            System.setOut(capturedOut);
+        }
+        if (isClosed(capturedErr)) {
+            closed.add("System.err");
+            capturedErr = new PrintStream(stderr, true, StandardCharsets.UTF_8);
+            System.setErr(capturedErr);
+        }
+        return closed;
+    }
+
+    /**
+     * Whether {@code stream} was closed: printing nothing to a closed
+     * PrintStream sets its error flag (checkError alone does not look),
+     * and the captures under ours never fail otherwise.
+     */
+    private static boolean isClosed(PrintStream stream) {
+        stream.print("");
+        return stream.checkError();
     }
 
     /** Puts back what the previous plan may have changed in the JVM's global state. */
