@@ -30,6 +30,32 @@ pub use testgen_construct::Bounds as InputBounds;
 /// pairwise clauses grow with the square).
 const MOST_DISTINCT_OBJECTS: usize = 16;
 
+/// The clause behind [`InputModel::distinct_objects`].
+fn distinct_objects(template: &Template) -> Option<String> {
+    let builds_new = |hole: &&Hole| {
+        matches!(&hole.kind, HoleKind::Reference { choices, .. }
+            if choices.iter().any(|c| matches!(c, Choice::New { .. })))
+    };
+    let mut holes: Vec<&Hole> = template.holes().into_iter().filter(builds_new).collect();
+    if holes.len() > MOST_DISTINCT_OBJECTS {
+        holes = template
+            .receiver
+            .iter()
+            .chain(template.prefix.iter().flat_map(|c| c.args.iter()))
+            .chain(template.args.iter())
+            .filter(builds_new)
+            .take(MOST_DISTINCT_OBJECTS)
+            .collect();
+    }
+    (holes.len() >= 2).then(|| {
+        let addresses: Vec<String> = holes
+            .iter()
+            .map(|hole| quoted(&format!("{}.addr", hole.path)))
+            .collect();
+        format!("(distinct {})", addresses.join(" "))
+    })
+}
+
 /// What a plan statement means for the interpreter.
 #[derive(Clone, Debug)]
 pub enum Act {
@@ -113,6 +139,9 @@ pub struct Realised {
 #[derive(Clone, Debug)]
 pub struct InputModel {
     pub template: Template,
+    /// See [`InputModel::distinct_objects`]; asked for in every query, so
+    /// worked out once.
+    distinct_objects: Option<String>,
 }
 
 impl InputModel {
@@ -124,8 +153,10 @@ impl InputModel {
         prefix: &[MethodId],
         bounds: InputBounds,
     ) -> Result<InputModel, TemplateError> {
+        let template = Template::new(recipes, target, is_static, prefix, bounds)?;
         Ok(InputModel {
-            template: Template::new(recipes, target, is_static, prefix, bounds)?,
+            distinct_objects: distinct_objects(&template),
+            template,
         })
     }
 
@@ -180,35 +211,8 @@ impl InputModel {
     /// holes to be one object still gets it, without this. Only the
     /// top-level holes when there are too many for a cheap `distinct`;
     /// `None` when fewer than two holes could alias.
-    pub fn distinct_objects(&self) -> Option<String> {
-        let builds_new = |hole: &&Hole| {
-            matches!(&hole.kind, HoleKind::Reference { choices, .. }
-                if choices.iter().any(|c| matches!(c, Choice::New { .. })))
-        };
-        let mut holes: Vec<&Hole> = self
-            .template
-            .holes()
-            .into_iter()
-            .filter(builds_new)
-            .collect();
-        if holes.len() > MOST_DISTINCT_OBJECTS {
-            holes = self
-                .template
-                .receiver
-                .iter()
-                .chain(self.template.prefix.iter().flat_map(|c| c.args.iter()))
-                .chain(self.template.args.iter())
-                .filter(builds_new)
-                .take(MOST_DISTINCT_OBJECTS)
-                .collect();
-        }
-        (holes.len() >= 2).then(|| {
-            let addresses: Vec<String> = holes
-                .iter()
-                .map(|hole| quoted(&format!("{}.addr", hole.path)))
-                .collect();
-            format!("(distinct {})", addresses.join(" "))
-        })
+    pub fn distinct_objects(&self) -> Option<&str> {
+        self.distinct_objects.as_deref()
     }
 
     /// The plan for a solution, and what its statements mean.

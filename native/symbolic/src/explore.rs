@@ -685,7 +685,7 @@ fn preferences(found: &Exploration, model: &InputModel) -> Vec<String> {
         .receiver_way
         .iter()
         .cloned()
-        .chain(model.distinct_objects())
+        .chain(model.distinct_objects().map(str::to_string))
         .collect()
 }
 
