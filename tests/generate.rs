@@ -765,7 +765,7 @@ fn every_catalogue_type_gets_a_value_and_the_tests_pass() {
     .unwrap();
     // Readable values of JDK types, as a person writes them.
     for made in [
-        "new ArrayList()",
+        "new ArrayList<>()",
         "new StringReader(",
         "BigInteger.valueOf(",
         "Charset charset = StandardCharsets.",
@@ -781,9 +781,9 @@ fn every_catalogue_type_gets_a_value_and_the_tests_pass() {
         // Lambdas whose result the solver chose: both answers of a
         // predicate, each sign of a comparison, and the project's own
         // functional interface.
-        "Predicate predicate = a -> true;",
-        "Predicate predicate = a -> false;",
-        "Comparator comparator = (a, b) -> 0;",
+        "Predicate<String> predicate = a -> true;",
+        "Predicate<String> predicate = a -> false;",
+        "Comparator<String> comparator = (a, b) -> 0;",
         "Runnable runnable = () -> {};",
         "Rule rule = a -> true;",
         // Class literals, the bound of `Class<? extends Number>` first.
@@ -792,6 +792,45 @@ fn every_catalogue_type_gets_a_value_and_the_tests_pass() {
     ] {
         assert!(source.contains(made), "no {made} in\n{source}");
     }
+    // Generic types as a person writes them: javac (-Xlint:rawtypes,unchecked)
+    // warns about no generated test, and the type arguments come from the
+    // signatures: a type variable's bound, a list of lists typed from the
+    // outside in, an iterator typed from the list it came from.
+    for class in report["classes"].as_array().unwrap() {
+        assert_eq!(class["javac_warnings"], 0, "{class:#}");
+    }
+    for generic in [
+        "Optional<String> optional = Optional.ofNullable(",
+        "Iterator<String> iterator = arrayList.iterator();",
+        "Catalogue.count((List<String>) null)",
+        "Catalogue.numeric((Class<? extends Number>) null)",
+    ] {
+        assert!(source.contains(generic), "no {generic} in\n{source}");
+    }
+    let shelf = fs::read_to_string(
+        generated
+            .out
+            .join("fixtures/inputs/ShelfGeneratedTest.java"),
+    )
+    .unwrap();
+    for generic in [
+        "ArrayList<List<String>> arrayList = new ArrayList<>();",
+        "ArrayList<String> arrayList2 = new ArrayList<>();",
+        "List<Object> result = shelf.items();",
+    ] {
+        assert!(shelf.contains(generic), "no {generic} in\n{shelf}");
+    }
+    let range = fs::read_to_string(
+        generated
+            .out
+            .join("fixtures/inputs/RangeGeneratedTest.java"),
+    )
+    .unwrap();
+    assert!(
+        range.contains("Range<String> range = Range.closed(")
+            || range.contains("Range<Integer> range = Range.closed("),
+        "{range}"
+    );
     // A receipt only a till makes: its methods get a receiver from
     // `till.ring(...)`, and both outcomes of `isLarge`.
     let receipt = class_in(report, "fixtures.inputs.Receipt");

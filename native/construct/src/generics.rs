@@ -8,8 +8,8 @@ use testgen_classfile::signature::{
     ClassSignature, JavaTypeSignature, MethodSignature, ReferenceTypeSignature, TypeArgument,
     TypeParameter,
 };
-use testgen_classfile::ClassFile;
-use testgen_project::{MethodId, Program};
+use testgen_classfile::{ClassFile, Member};
+use testgen_project::{ClassName, MethodId, Program};
 
 /// The type arguments of a reference type, each as the descriptor of a
 /// class whose values meet it (`None` where nothing narrower than `Object`
@@ -114,11 +114,7 @@ impl Scope<'_, '_> {
 }
 
 fn method_signature(file: &ClassFile<'_>, method: &MethodId) -> Option<String> {
-    let found = file.methods.iter().find(|m| {
-        m.name(file).is_ok_and(|n| n == method.name.as_str())
-            && m.descriptor(file)
-                .is_ok_and(|d| d == method.descriptor.as_str())
-    })?;
+    let found = find_method(file, method)?;
     match found.attribute(file, "Signature").ok()?? {
         AttributeInfo::Signature(index) => {
             file.constant_pool.utf8(index).ok().map(|s| s.into_owned())
@@ -134,4 +130,79 @@ fn class_signature(file: &ClassFile<'_>) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// The `Signature` attribute of the program class `class`, if it has one
+/// (only generic classes and those with generic supertypes do).
+pub fn class_signature_text(program: &Program<'_>, class: &ClassName) -> Option<String> {
+    class_signature(program.class(class)?)
+}
+
+/// The program class that declares `method` (its own class, else the
+/// nearest supertype in the program that does) and the method's
+/// `Signature` attribute, if it has one.
+pub fn declared_method_signature(
+    program: &Program<'_>,
+    method: &MethodId,
+) -> Option<(ClassName, String)> {
+    let mut queue = std::collections::VecDeque::from([method.class.clone()]);
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(class) = queue.pop_front() {
+        if seen.len() > 64 || !seen.insert(class.clone()) {
+            continue;
+        }
+        let Some(file) = program.class(&class) else {
+            continue;
+        };
+        let here = MethodId::new(
+            class.clone(),
+            method.name.clone(),
+            method.descriptor.clone(),
+        );
+        if let Some(text) = method_signature(file, &here) {
+            return Some((class, text));
+        }
+        if find_method(file, &here).is_some() {
+            return None;
+        }
+        queue.extend(file.super_name().ok().flatten().map(ClassName::internal));
+        queue.extend(
+            file.interface_names()
+                .unwrap_or_default()
+                .into_iter()
+                .map(ClassName::internal),
+        );
+    }
+    None
+}
+
+/// The program classes among `class` and its supertypes, nearest first.
+pub fn program_supertypes(program: &Program<'_>, class: &ClassName) -> Vec<ClassName> {
+    let mut found = Vec::new();
+    let mut queue = std::collections::VecDeque::from([class.clone()]);
+    while let Some(next) = queue.pop_front() {
+        if found.len() >= 64 || found.contains(&next) {
+            continue;
+        }
+        let Some(file) = program.class(&next) else {
+            continue;
+        };
+        queue.extend(file.super_name().ok().flatten().map(ClassName::internal));
+        queue.extend(
+            file.interface_names()
+                .unwrap_or_default()
+                .into_iter()
+                .map(ClassName::internal),
+        );
+        found.push(next);
+    }
+    found
+}
+
+fn find_method<'f, 'a>(file: &'f ClassFile<'a>, method: &MethodId) -> Option<&'f Member<'a>> {
+    file.methods.iter().find(|m| {
+        m.name(file).is_ok_and(|n| n == method.name.as_str())
+            && m.descriptor(file)
+                .is_ok_and(|d| d == method.descriptor.as_str())
+    })
 }

@@ -656,8 +656,12 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
                             }
                         }
                         Recipe::Factory { method } => {
-                            let Some(args) = self.arguments(&prefix, &method.descriptor, depth)
-                            else {
+                            let holes = holes_of_generic_factory(
+                                &method.descriptor,
+                                method.class == class,
+                                &type_arguments,
+                            );
+                            let Some(args) = self.arguments(&prefix, &holes, depth) else {
                                 continue;
                             };
                             NodeChoice::Factory { method, args }
@@ -941,4 +945,36 @@ fn literal_nameable(program: &Program<'_>, class: &ClassName) -> bool {
         Some(file) => file.access_flags.is_public() && nameable(program, class),
         None => class.as_internal().starts_with("java/"),
     }
+}
+
+/// The descriptor whose parameters a factory's argument holes take: a
+/// factory of the parameter's own generic class whose `Object` parameters
+/// are its type variables in order (`Optional.ofNullable(T)`) takes the
+/// parameter's type arguments, so that an `Optional<String>` holds a
+/// string; any other factory its own descriptor.
+fn holes_of_generic_factory(
+    descriptor: &str,
+    own_class: bool,
+    type_arguments: &TypeArguments,
+) -> String {
+    const OBJECT: &str = "Ljava/lang/Object;";
+    let Ok(parsed) = MethodDescriptor::parse(descriptor) else {
+        return descriptor.to_string();
+    };
+    let parameters = &parsed.parameters;
+    let all_variables = own_class
+        && !parameters.is_empty()
+        && parameters.len() == type_arguments.len()
+        && parameters
+            .iter()
+            .all(|p| matches!(p, FieldType::Object(name) if *name == "java/lang/Object"));
+    if !all_variables {
+        return descriptor.to_string();
+    }
+    let returns = descriptor.rsplit_once(')').map_or("V", |(_, r)| r);
+    let holes: String = type_arguments
+        .iter()
+        .map(|known| known.as_deref().unwrap_or(OBJECT))
+        .collect();
+    format!("({holes}){returns}")
 }

@@ -16,6 +16,7 @@ use std::path::PathBuf;
 
 use testgen_exec::{ExceptionInfo, PlanStatus, Statement, StatementOutcome, Value};
 
+use crate::generics::{self, Inferred, Signatures};
 use crate::model::{
     header_line, observed, test_class_name, Cause, EmittedClass, EmittedMethod, JUnit, Skipped,
     StaticReset, TestCase, TestClass,
@@ -42,7 +43,7 @@ pub fn emit_cases(class: &TestClass, cases: &[usize]) -> EmittedClass {
     let mut methods = Vec::new();
     for &index in cases {
         let case = &class.tests[index];
-        match write_case(case, class.junit, &package, &mut statics) {
+        match write_case(case, class.junit, &package, &class.signatures, &mut statics) {
             // Two plans can read the same (a difference the source does not
             // show); the second would only repeat the first.
             Ok(method) => match methods
@@ -399,12 +400,16 @@ struct Writer<'a> {
     statics: &'a mut BTreeSet<&'static str>,
     locals: Vec<Option<Local>>,
     used: BTreeSet<String>,
+    /// The plan's type arguments; `None` when the case is printed with
+    /// erased types.
+    generics: Option<Inferred>,
 }
 
 fn write_case(
     case: &TestCase,
     junit: JUnit,
     package: &str,
+    signatures: &Signatures,
     statics: &mut BTreeSet<&'static str>,
 ) -> Result<Method, Unfit> {
     let shape = shape(case)?;
@@ -424,6 +429,7 @@ fn write_case(
         statics: &mut own_statics,
         locals: vec![None; case.plan.statements.len()],
         used,
+        generics: (!case.erased_types).then(|| generics::infer(&case.plan, signatures)),
     };
     let method = writer.method(&shape)?;
     *statics = own_statics;
@@ -444,7 +450,8 @@ impl<'a> Writer<'a> {
             match code.ty {
                 Some(ty) if referenced.contains(&index) || !code.statement_expression => {
                     let name = self.local_name(index, &ty);
-                    lines.push(format!("{} {name} = {};", ty.source(), code.expr));
+                    let declared = self.declared_source(index, &ty);
+                    lines.push(format!("{declared} {name} = {};", code.expr));
                     self.locals[index] = Some(Local { name, ty });
                 }
                 _ => lines.push(format!("{};", code.expr)),
@@ -502,7 +509,8 @@ impl<'a> Writer<'a> {
                     // Nothing every run agrees on: the call alone.
                     lines.push(format!("{};", act.expr));
                 } else {
-                    lines.push(format!("{} result = {};", ty.source(), act.expr));
+                    let declared = self.declared_source(shape.act, &ty);
+                    lines.push(format!("{declared} result = {};", act.expr));
                     behaviour = match &self.case.plan.statements[shape.act] {
                         Statement::New { .. } => first_property(&seen)
                             .map(|(name, value)| format!("Has{name}{value}"))
@@ -566,11 +574,22 @@ impl<'a> Writer<'a> {
     fn code(&self, index: usize) -> Result<Code, String> {
         StatementPrinter {
             locals: &self.locals,
+            generics: self.generics.as_ref(),
         }
         .code(
+            index,
             &self.case.plan.statements[index],
             value_of(self.case.first.statements.get(index)),
         )
+    }
+
+    /// The type statement `index`'s local is declared with: its type
+    /// arguments when known, else `ty`, the erasure.
+    fn declared_source(&self, index: usize, ty: &JType) -> String {
+        self.generics
+            .as_ref()
+            .and_then(|generics| generics.declared(index, ty))
+            .unwrap_or_else(|| ty.source())
     }
 
     fn local_name(&mut self, index: usize, ty: &JType) -> String {

@@ -7,6 +7,7 @@
 //! assert, and are byte-identical for identical input.
 
 pub mod emit;
+pub mod generics;
 mod literal;
 pub mod minimise;
 pub mod model;

@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use testgen_exec::{Plan, PlanOutcome, Statement, Value};
 
+use crate::generics::Signatures;
 use crate::names;
 
 /// Which JUnit the tests are written for.
@@ -44,6 +45,14 @@ pub struct TestClass {
     /// static state that tests would otherwise pass on to one another.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub static_reset: Option<StaticReset>,
+    /// The generic signatures of the program's classes and methods the
+    /// plans use, for the type arguments of the generated code.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub signatures: Signatures,
+}
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 /// One plan and what its runs did.
@@ -60,6 +69,10 @@ pub struct TestCase {
     /// Names of the act's parameters from the class file, if known (used
     /// to tell tests apart: `...WhenMaxIs20`); may be empty.
     pub parameter_names: Vec<String>,
+    /// Printed with erased types: javac rejected the type arguments
+    /// inferred for it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub erased_types: bool,
 }
 
 impl TestCase {
@@ -313,6 +326,7 @@ mod tests {
             junit: JUnit::Five,
             tests: Vec::new(),
             static_reset: None,
+            signatures: Default::default(),
         };
         let line = header_line(&class);
         assert_eq!(

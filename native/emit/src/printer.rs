@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 
 use testgen_exec::{RenderedValue, Statement, Value};
 
+use crate::generics::Inferred;
 use crate::literal;
 use crate::model::JUnit;
 use crate::oracle::{primitive_kind, Actual, Assertion, Check, FloatingValue, ThrownCheck};
@@ -32,13 +33,17 @@ pub struct Code {
 pub struct StatementPrinter<'l> {
     /// Per statement of the plan, the local holding its value, if any.
     pub locals: &'l [Option<Local>],
+    /// The type arguments worked out for the plan (`None`: erased types).
+    pub generics: Option<&'l Inferred>,
 }
 
 impl StatementPrinter<'_> {
-    /// The Java code of `statement`, whose value in the first run was
-    /// `first` (the type of a field read is known only from it).
+    /// The Java code of `statement`, the plan's statement number `index`,
+    /// whose value in the first run was `first` (the type of a field read
+    /// is known only from it).
     pub fn code(
         &self,
+        index: usize,
         statement: &Statement,
         first: Option<&RenderedValue>,
     ) -> Result<Code, String> {
@@ -52,11 +57,16 @@ impl StatementPrinter<'_> {
                 args,
             } => {
                 let (params, _) = types_of(descriptor)?;
+                let diamond = if self.generics.is_some_and(|g| g.is_diamond(index)) {
+                    "<>"
+                } else {
+                    ""
+                };
                 Code {
                     expr: format!(
-                        "new {}({})",
+                        "new {}{diamond}({})",
                         type_ref(class),
-                        self.arguments(args, &params)?
+                        self.arguments(index, args, &params)?
                     ),
                     ty: Some(JType::Class(class.clone())),
                     statement_expression: true,
@@ -73,7 +83,7 @@ impl StatementPrinter<'_> {
                     expr: format!(
                         "{}.{name}({})",
                         type_ref(class),
-                        self.arguments(args, &params)?
+                        self.arguments(index, args, &params)?
                     ),
                     ty: ret,
                     statement_expression: true,
@@ -91,7 +101,7 @@ impl StatementPrinter<'_> {
                     expr: format!(
                         "{}.{name}({})",
                         self.receiver(receiver, class)?,
-                        self.arguments(args, &params)?
+                        self.arguments(index, args, &params)?
                     ),
                     ty: ret,
                     statement_expression: true,
@@ -152,6 +162,8 @@ impl StatementPrinter<'_> {
             } => {
                 let (params, ret) = types_of(descriptor)?;
                 let body = match (result, ret) {
+                    // A lambda's `null` needs no cast: it has one method.
+                    (Some(Value::Null), Some(_)) => "null".to_string(),
                     (Some(result), Some(ret)) => self.value(result, Some(&ret))?,
                     (None, None) => "{}".to_string(),
                     _ => return Err(format!("a lambda whose result does not fit {descriptor}")),
@@ -225,13 +237,20 @@ impl StatementPrinter<'_> {
             .ok_or_else(|| format!("a reference to statement {statement}, which has no value"))
     }
 
-    fn arguments(&self, args: &[Value], params: &[JType]) -> Result<String, String> {
+    fn arguments(&self, index: usize, args: &[Value], params: &[JType]) -> Result<String, String> {
         if args.len() != params.len() {
             return Err("the arguments do not match the descriptor".into());
         }
         let mut out = Vec::new();
-        for (arg, param) in args.iter().zip(params) {
-            out.push(self.value(arg, Some(param))?);
+        for (position, (arg, param)) in args.iter().zip(params).enumerate() {
+            let generic_null = match arg {
+                Value::Null => self.generics.and_then(|g| g.null_cast(index, position)),
+                _ => None,
+            };
+            out.push(match generic_null {
+                Some(cast) => format!("({cast}) null"),
+                None => self.value(arg, Some(param))?,
+            });
         }
         Ok(out.join(", "))
     }

@@ -92,6 +92,9 @@ pub struct ClassEntry {
     pub status: Status,
     /// Test methods written.
     pub tests: usize,
+    /// javac's raw-type and unchecked warnings about them (`-Xlint:rawtypes,unchecked`;
+    /// 0 for a class whose tests were not compiled in this run).
+    pub javac_warnings: usize,
     /// Branch outcomes of the class's own methods.
     pub branches: usize,
     /// Of those, the ones the written tests reach (by testgen's probes).
@@ -163,6 +166,7 @@ pub struct Summary {
     /// Classes per status (every status, zero included).
     pub statuses: BTreeMap<&'static str, usize>,
     pub tests: usize,
+    pub javac_warnings: usize,
     pub branches: usize,
     pub branches_covered: usize,
     pub branches_infeasible: usize,
@@ -213,6 +217,7 @@ impl Report {
             *summary.statuses.entry(class.status.name()).or_default() += 1;
         }
         summary.tests = self.classes.iter().map(|c| c.tests).sum();
+        summary.javac_warnings = self.classes.iter().map(|c| c.javac_warnings).sum();
         summary.branches = self.classes.iter().map(|c| c.branches).sum();
         summary.branches_covered = self.classes.iter().map(|c| c.branches_covered).sum();
         summary.branches_infeasible = self.classes.iter().map(|c| c.branches_infeasible).sum();
@@ -277,6 +282,7 @@ mod tests {
             sha256: "ab".into(),
             status,
             tests,
+            javac_warnings: 0,
             branches: 4,
             branches_covered: 3,
             branches_infeasible: 1,
@@ -321,6 +327,7 @@ mod tests {
                 classes: 0,
                 statuses: BTreeMap::new(),
                 tests: 0,
+                javac_warnings: 0,
                 branches: 0,
                 branches_covered: 0,
                 branches_infeasible: 0,

@@ -1,13 +1,22 @@
 //! Compiling a generated test class with the JDK's `javac`, and reading
-//! which lines it rejected.
+//! which lines it rejected or warned about.
 
 use super::*;
 
-/// A compile error at a line of the generated file.
+/// An error or a warning of javac at a line of the generated file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompileError {
     pub line: usize,
     pub message: String,
+}
+
+/// What javac said about a source it compiled.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    pub classes: PathBuf,
+    /// The raw-type and unchecked warnings (`-Xlint:rawtypes,unchecked`):
+    /// a generated test should have none.
+    pub warnings: Vec<CompileError>,
 }
 
 /// What javac said about a source it rejected.
@@ -20,13 +29,13 @@ pub struct Rejected {
     pub errors: Vec<CompileError>,
 }
 
-/// Writes `emitted` under `dir/src` and compiles it into `dir/classes`
-/// (returned); `Ok(Err(..))` when javac rejected the source.
+/// Writes `emitted` under `dir/src` and compiles it into `dir/classes`;
+/// `Ok(Err(..))` when javac rejected the source.
 pub fn compile(
     emitted: &EmittedClass,
     validator: &Validator,
     dir: &Path,
-) -> Result<Result<PathBuf, Rejected>, ValidateError> {
+) -> Result<Result<Compiled, Rejected>, ValidateError> {
     let source = dir.join("src").join(&emitted.path);
     let classes = dir.join("classes");
     for made in [source.parent().unwrap_or(dir), &classes] {
@@ -38,23 +47,26 @@ pub fn compile(
             .args([
                 "-encoding",
                 "UTF-8",
-                "-nowarn",
+                "-Xlint:rawtypes,unchecked",
                 "-proc:none",
                 "-implicit:none",
             ])
-            .args(["-Xmaxerrs", "10000", "-d"])
+            .args(["-Xmaxerrs", "10000", "-Xmaxwarns", "10000", "-d"])
             .arg(&classes)
             .arg("-cp")
             .arg(validator.classpath_with(None))
             .arg(&source)
     })?;
-    if output.status.success() {
-        return Ok(Ok(classes));
-    }
     let text = String::from_utf8_lossy(&output.stderr).into_owned()
         + &String::from_utf8_lossy(&output.stdout);
+    if output.status.success() {
+        return Ok(Ok(Compiled {
+            classes,
+            warnings: diagnostics(&text, &source, "warning"),
+        }));
+    }
     Ok(Err(Rejected {
-        errors: compile_errors(&text, &source),
+        errors: diagnostics(&text, &source, "error"),
         file: source,
         output: text,
     }))
@@ -78,14 +90,16 @@ pub(super) fn run_javac(
         })
 }
 
-/// `File.java:12: error: message` lines about `source`.
-pub(super) fn compile_errors(output: &str, source: &Path) -> Vec<CompileError> {
+/// `File.java:12: error: message` lines about `source`, for `kind`
+/// `error` (or `warning`).
+pub(super) fn diagnostics(output: &str, source: &Path, kind: &str) -> Vec<CompileError> {
     let prefix = format!("{}:", source.display());
+    let separator = format!(": {kind}: ");
     output
         .lines()
         .filter_map(|line| {
             let rest = line.strip_prefix(&prefix)?;
-            let (number, message) = rest.split_once(": error: ")?;
+            let (number, message) = rest.split_once(&separator)?;
             Some(CompileError {
                 line: number.parse().ok()?,
                 message: message.to_string(),

@@ -31,6 +31,7 @@ use quick_xml::Reader;
 use testgen_exec::Environment;
 
 use crate::emit::emit_cases;
+use crate::generics;
 use crate::model::{Cause, EmittedClass, JUnit, TestClass};
 use crate::test_jvm::{single_defaults, TestJvm};
 
@@ -38,7 +39,7 @@ mod javac;
 mod junit;
 mod varied;
 
-pub use javac::{compile, CompileError, Rejected};
+pub use javac::{compile, CompileError, Compiled, Rejected};
 pub use junit::{parse_report, run_tests, Failed, Failure, RunReport};
 use varied::{
     attribute_varied, install_runner, other_environment, run_varied, runner_classpath, RUNNER_CLASS,
@@ -237,22 +238,30 @@ pub struct Validated {
     pub dropped: Vec<Dropped>,
     /// Compile-and-run attempts it took.
     pub rounds: u32,
+    /// The cases javac accepted only with erased types (indices into the
+    /// class's tests).
+    pub erased: BTreeSet<usize>,
+    /// javac's raw-type and unchecked warnings about the kept source.
+    pub warnings: Vec<CompileError>,
 }
 
 /// Emits `class`, compiles and runs it (twice under the build's
 /// conditions, then once varied), drops every test case whose method did
 /// not compile or did not pass every run, and repeats until what is left
-/// compiles and passes. May end with no methods at all.
+/// compiles and passes. A case whose type arguments javac rejects is
+/// printed once more with erased types before it is dropped. May end with
+/// no methods at all.
 pub fn validate_and_prune(
     class: &TestClass,
     validator: &Validator,
 ) -> Result<Validated, ValidateError> {
+    let mut class = class.clone();
     let mut cases: Vec<usize> = (0..class.tests.len()).collect();
     let mut dropped = Vec::new();
     let mut round = 0u32;
     loop {
         round += 1;
-        let emitted = emit_cases(class, &cases);
+        let emitted = emit_cases(&class, &cases);
         for skipped in &emitted.skipped {
             dropped.push(Dropped {
                 case: skipped.case,
@@ -266,8 +275,8 @@ pub fn validate_and_prune(
             .scratch_dir
             .join(format!("{}-round-{round}", emitted.class_name));
         let _ = fs::remove_dir_all(&dir);
-        let classes = match compile(&emitted, validator, &dir)? {
-            Ok(classes) => classes,
+        let Compiled { classes, warnings } = match compile(&emitted, validator, &dir)? {
+            Ok(compiled) => compiled,
             Err(Rejected {
                 file,
                 output,
@@ -288,6 +297,13 @@ pub fn validate_and_prune(
                     return Err(ValidateError::Compile { file, output });
                 }
                 for (case, (method, message)) in culprits {
+                    let test = &mut class.tests[case];
+                    let has_type_arguments =
+                        || !generics::infer(&test.plan, &class.signatures).is_empty();
+                    if !test.erased_types && has_type_arguments() {
+                        test.erased_types = true;
+                        continue;
+                    }
                     dropped.push(Dropped {
                         case,
                         method,
@@ -299,11 +315,18 @@ pub fn validate_and_prune(
                 continue;
             }
         };
+        let erased = cases
+            .iter()
+            .copied()
+            .filter(|&case| class.tests[case].erased_types)
+            .collect();
         if emitted.methods.is_empty() {
             return Ok(Validated {
                 emitted,
                 dropped,
                 rounds: round,
+                erased,
+                warnings,
             });
         }
         let mut failed = run_tests(&emitted, &classes, validator, &dir)?.failed;
@@ -316,6 +339,8 @@ pub fn validate_and_prune(
                     emitted,
                     dropped,
                     rounds: round,
+                    erased,
+                    warnings,
                 });
             }
             failed = attribute_varied(
@@ -353,7 +378,7 @@ fn io_error(path: &Path, source: io::Error) -> ValidateError {
 
 #[cfg(test)]
 mod tests {
-    use super::javac::compile_errors;
+    use super::javac::diagnostics;
     use super::junit::trace_has_assert_statement;
     use super::varied::shuffle;
     use super::*;
@@ -438,9 +463,16 @@ mod tests {
     #[test]
     fn compile_errors_are_found_by_line() {
         let source = Path::new("/tmp/x/src/p/ATest.java");
-        let output = "/tmp/x/src/p/ATest.java:12: error: cannot find symbol\n  symbol: x\n/tmp/x/src/p/ATest.java:30: error: incompatible types\n1 error\n";
+        let output = "/tmp/x/src/p/ATest.java:12: error: cannot find symbol\n  symbol: x\n/tmp/x/src/p/ATest.java:20: warning: [rawtypes] found raw type: List\n/tmp/x/src/p/ATest.java:30: error: incompatible types\n1 error\n";
         assert_eq!(
-            compile_errors(output, source),
+            diagnostics(output, source, "warning"),
+            [CompileError {
+                line: 20,
+                message: "[rawtypes] found raw type: List".into()
+            }]
+        );
+        assert_eq!(
+            diagnostics(output, source, "error"),
             [
                 CompileError {
                     line: 12,

@@ -75,6 +75,7 @@ pub fn case(executor: &mut Executor, statements: Vec<Statement>, parameters: &[&
         second,
         reruns: Vec::new(),
         parameter_names: parameters.iter().map(|p| p.to_string()).collect(),
+        erased_types: false,
     }
 }
 
@@ -86,6 +87,7 @@ pub fn class(name: &str, junit: JUnit, tests: Vec<TestCase>) -> TestClass {
         junit,
         tests,
         static_reset: None,
+        signatures: Default::default(),
     }
 }
 

@@ -13,6 +13,7 @@ use testgen_project::{ClassName, MethodId, Program};
 use super::runner::PlanRunner;
 use super::select::{covered_ids, Chosen, Coverage};
 use super::shrink::shrink;
+use super::signatures::signatures_of;
 use super::ClassJob;
 use crate::generate::portability::{environment_reruns, share_static_state, StaticState};
 
@@ -62,6 +63,7 @@ pub fn make_cases(
             first,
             second,
             reruns,
+            erased_types: false,
         });
         coverage.push(covered);
     }
@@ -70,6 +72,7 @@ pub fn make_cases(
         sha256: job.class.sha256.clone(),
         testgen_version: env!("CARGO_PKG_VERSION").to_string(),
         junit: job.options.junit,
+        signatures: signatures_of(job.recipes.program(), &tests),
         tests,
         static_reset: None,
     };

@@ -20,6 +20,7 @@ mod explore;
 pub mod runner;
 mod select;
 mod shrink;
+mod signatures;
 mod validate;
 
 use std::collections::BTreeMap;
@@ -51,6 +52,8 @@ pub struct ClassOutcome {
     /// no test passed (or generation failed).
     pub source: Option<(std::path::PathBuf, String)>,
     pub tests: usize,
+    /// javac's raw-type and unchecked warnings about the written tests.
+    pub javac_warnings: usize,
     pub branches: usize,
     pub branches_covered: usize,
     pub infeasible: usize,
@@ -89,6 +92,7 @@ impl ClassOutcome {
             status: Status::Generated,
             source: None,
             tests: 0,
+            javac_warnings: 0,
             branches: 0,
             branches_covered: 0,
             infeasible: 0,
@@ -173,6 +177,7 @@ pub fn generate_class(
         }
     };
     result.tests = kept.tests;
+    result.javac_warnings = kept.javac_warnings;
     result.source = kept.source;
     result.kept = kept.class;
     result.portability = kept.portability;

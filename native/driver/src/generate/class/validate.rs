@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use testgen_emit::{validate_and_prune, TestClass, ValidateError, Validator};
+use testgen_emit::{validate_and_prune, TestCase, TestClass, ValidateError, Validator};
 
 use super::cases::Cases;
 use super::select::Coverage;
@@ -17,6 +17,8 @@ pub struct Kept {
     /// passed.
     pub source: Option<(PathBuf, String)>,
     pub tests: usize,
+    /// javac's raw-type and unchecked warnings about `source`.
+    pub javac_warnings: usize,
     /// The kept cases' model, to run again when a dependency changes.
     pub class: Option<TestClass>,
     /// What the kept tests cover together.
@@ -50,12 +52,16 @@ pub fn validate(cases: &Cases, validator: &Validator) -> Result<Kept, ValidateEr
         })
         .collect();
     kept.tests = validated.emitted.methods.len();
+    kept.javac_warnings = validated.warnings.len();
     if kept.tests > 0 {
         let passed: BTreeSet<usize> = validated.emitted.methods.iter().map(|m| m.case).collect();
         let mut class = cases.class.clone();
         class.tests = passed
             .into_iter()
-            .map(|case| cases.class.tests[case].clone())
+            .map(|case| TestCase {
+                erased_types: validated.erased.contains(&case),
+                ..cases.class.tests[case].clone()
+            })
             .collect();
         kept.class = Some(class);
         kept.source = Some((validated.emitted.path, validated.emitted.source));
