@@ -256,12 +256,12 @@ bench_corpus() {
       measure_coverage "$dir" "$INPUT"
     fi
     {
-      for v in test_classes test_methods compile_errors tests_found tests_ok tests_failed tests_aborted tests_skipped junit_rc junit_seconds; do
+      for v in test_classes test_methods compile_errors compile_warnings tests_found tests_ok tests_failed tests_aborted tests_skipped junit_rc junit_seconds; do
         echo "$v=${!v}"
       done
     } >"$dir/check.env"
-    printf '  %-9s %s test classes, %s tests, %s javac errors; JUnit: %s found, %s failed, %s aborted (%s s); JaCoCo %s\n' \
-      check "$test_classes" "$test_methods" "$compile_errors" "${tests_found:--}" "${tests_failed:--}" \
+    printf '  %-9s %s test classes, %s tests, %s javac errors, %s warnings; JUnit: %s found, %s failed, %s aborted (%s s); JaCoCo %s\n' \
+      check "$test_classes" "$test_methods" "$compile_errors" "$compile_warnings" "${tests_found:--}" "${tests_failed:--}" \
       "${tests_aborted:--}" "$junit_seconds" "${cov_total#TOTAL }"
     if [ "$compile_errors" -gt 0 ]; then
       grep -E '\.java:[0-9]+: error:' "$dir/javac.log" | head -n 20

@@ -89,19 +89,23 @@ count_tests() {
 # compile_tests DIR CLASSPATH: javac over test_files (see count_tests) into
 # DIR/test-classes, all files at once; when that fails, file by file so that
 # one bad file neither hides the others' errors nor keeps the rest from
-# running. Sets compile_errors and bad_files (array); log: DIR/javac.log.
+# running. Sets compile_errors, compile_warnings (javac's raw-type and
+# unchecked warnings: generated code should have none) and bad_files
+# (array); log: DIR/javac.log.
 compile_tests() {
   local dir=$1 cp=$2 f
+  local lint=(-Xlint:rawtypes,unchecked -Xmaxwarns 100000)
   compile_errors=0
+  compile_warnings=0
   bad_files=()
   rm -rf "$dir/test-classes" && mkdir -p "$dir/test-classes"
   : >"$dir/javac.log"
   [ "${#test_files[@]}" -gt 0 ] || return 0
-  if ! javac -nowarn -encoding UTF-8 -d "$dir/test-classes" -cp "$cp:$JUNIT" "${test_files[@]}" >"$dir/javac.log" 2>&1; then
+  if ! javac "${lint[@]}" -encoding UTF-8 -d "$dir/test-classes" -cp "$cp:$JUNIT" "${test_files[@]}" >"$dir/javac.log" 2>&1; then
     rm -rf "$dir/test-classes" && mkdir -p "$dir/test-classes"
     : >"$dir/javac.log"
     for f in "${test_files[@]}"; do
-      if ! javac -nowarn -encoding UTF-8 -d "$dir/test-classes" -cp "$cp:$JUNIT" "$f" >>"$dir/javac.log" 2>&1; then
+      if ! javac "${lint[@]}" -encoding UTF-8 -d "$dir/test-classes" -cp "$cp:$JUNIT" "$f" >>"$dir/javac.log" 2>&1; then
         bad_files+=("${f#"$dir"/generated-tests/}")
       fi
     done
@@ -109,6 +113,7 @@ compile_tests() {
     # A file javac refused without an "error:" line still counts.
     [ "$compile_errors" -gt 0 ] || compile_errors=${#bad_files[@]}
   fi
+  compile_warnings=$(grep -cE '\.java:[0-9]+: warning: \[(rawtypes|unchecked)\]' "$dir/javac.log" || true)
 }
 
 # run_junit DIR CLASSPATH: runs the tests in DIR/test-classes with the JUnit 5

@@ -61,6 +61,8 @@ pub struct Figures {
     /// Of those, failed or aborted under JUnit 5 (must be 0).
     pub failing: u64,
     pub compile_errors: u64,
+    /// javac's raw-type and unchecked warnings about the generated tests.
+    pub compile_warnings: u64,
     /// JaCoCo over every class of the input, public or not.
     pub lines_covered: Option<u64>,
     pub lines: Option<u64>,
@@ -230,6 +232,7 @@ impl Figures {
             tests: figs().map(|f| f.tests).sum(),
             failing: figs().map(|f| f.failing).sum(),
             compile_errors: figs().map(|f| f.compile_errors).sum(),
+            compile_warnings: figs().map(|f| f.compile_warnings).sum(),
             lines_covered: sum(figs().map(|f| f.lines_covered)),
             lines: sum(figs().map(|f| f.lines)),
             branches_covered: sum(figs().map(|f| f.branches_covered)),
@@ -278,6 +281,11 @@ impl Figures {
             (
                 "compile errors",
                 Some(self.compile_errors as f64),
+                Unit::Count,
+            ),
+            (
+                "javac warnings",
+                Some(self.compile_warnings as f64),
                 Unit::Count,
             ),
             ("line coverage", self.line_coverage, Unit::Percent),

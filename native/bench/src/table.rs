@@ -140,6 +140,7 @@ pub fn coverage(bench: &Bench) -> String {
                 f.tests.to_string(),
                 f.failing.to_string(),
                 f.compile_errors.to_string(),
+                f.compile_warnings.to_string(),
                 covered(f.lines_covered, f.lines),
                 covered(f.branches_covered, f.branches),
                 covered(f.methods_fully_built, f.methods),
@@ -153,6 +154,7 @@ pub fn coverage(bench: &Bench) -> String {
             "tests kept",
             "failing",
             "javac errors",
+            "javac warnings",
             "JaCoCo lines",
             "JaCoCo branches",
             "methods fully built",
@@ -274,7 +276,8 @@ s/class: testgen's seconds per class; paths/s: paths explored per second of expl
 worst class s: the slowest class's seconds, and that over --budget (bounded work: at most 1.5).
 methods fully built: public methods and constructors under test that some exploring run called
   with every argument non-null (testgen's report); the others are listed there per class.
-tests kept: @Test methods written; failing: failed or aborted under JUnit 5.
+tests kept: @Test methods written; failing: failed or aborted under JUnit 5; javac warnings:
+  raw-type and unchecked warnings (-Xlint:rawtypes,unchecked) about them.
 JaCoCo: by the full run's tests, over every class of the input, public or not (with
   --include, over the selected classes only).
 unchanged s: the same input again, same --cache and --out; 1 changed s: the same after the
