@@ -10,6 +10,7 @@ use testgen_emit::{TestCase, TestClass};
 use testgen_exec::{Environment, ExecError, Plan, PlanOutcome, Statement, StatementOutcome};
 use testgen_project::{ClassName, MethodId, Program};
 
+use super::readable::readable_values;
 use super::runner::PlanRunner;
 use super::select::{covered_ids, Chosen, Coverage};
 use super::shrink::shrink;
@@ -40,11 +41,13 @@ pub fn make_cases(
         coverage: covered,
     } in chosen
     {
-        // Out of time, a test keeps the statements its plan had.
+        // Out of time, a test keeps the statements and values its plan had.
         let (plan, first) = if job.out_of_time() {
             (plan, first)
         } else {
-            shrink(runner, plan, first, |outcome| covered_ids(job, outcome))?
+            let (plan, first) = shrink(runner, plan, first, |outcome| covered_ids(job, outcome))?;
+            let measure = |outcome: &PlanOutcome| covered_ids(job, outcome);
+            readable_values(runner, plan, first, measure, || job.out_of_time())?
         };
         let covered: Coverage = covered.union(&covered_ids(job, &first)).copied().collect();
         // Shrinking can make two tests the same (both reduced to the call

@@ -17,6 +17,7 @@
 mod cases;
 mod diagnose;
 mod explore;
+mod readable;
 pub mod runner;
 mod select;
 mod shrink;

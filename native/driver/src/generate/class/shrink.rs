@@ -125,7 +125,9 @@ fn without(plan: &Plan, index: usize) -> Plan {
     shorter
 }
 
-fn for_each_value(statement: &mut Statement, visit: &mut impl FnMut(&mut Value)) {
+/// Visits every value `statement` passes, receivers included, in a fixed
+/// order.
+pub(super) fn for_each_value(statement: &mut Statement, visit: &mut impl FnMut(&mut Value)) {
     match statement {
         Statement::New { args, .. } | Statement::CallStatic { args, .. } => {
             args.iter_mut().for_each(visit)
