@@ -174,27 +174,19 @@ fn candidates(value: &Value) -> Vec<Value> {
                 .map(|v| Value::Short { value: v as i16 })
                 .collect()
         }
-        Value::Double { bits } => {
-            let v = f64::from_bits(*bits);
-            hard_to_read(v)
-                .then(|| {
-                    [1.0, 0.5, 2.0, 10.0, 100.0, 0.0]
-                        .iter()
-                        .map(|small| Value::double(small * v.signum()))
-                        .collect()
-                })
-                .unwrap_or_default()
+        Value::Double { bits } if hard_to_read(f64::from_bits(*bits)) => {
+            let sign = f64::from_bits(*bits).signum();
+            [1.0, 0.5, 2.0, 10.0, 100.0, 0.0]
+                .iter()
+                .map(|small| Value::double(small * sign))
+                .collect()
         }
-        Value::Float { bits } => {
-            let v = f32::from_bits(*bits);
-            hard_to_read(f64::from(v))
-                .then(|| {
-                    [1.0f32, 0.5, 2.0, 10.0, 100.0, 0.0]
-                        .iter()
-                        .map(|small| Value::float(small * v.signum()))
-                        .collect()
-                })
-                .unwrap_or_default()
+        Value::Float { bits } if hard_to_read(f64::from(f32::from_bits(*bits))) => {
+            let sign = f32::from_bits(*bits).signum();
+            [1.0f32, 0.5, 2.0, 10.0, 100.0, 0.0]
+                .iter()
+                .map(|small| Value::float(small * sign))
+                .collect()
         }
         _ => Vec::new(),
     }
