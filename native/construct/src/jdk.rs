@@ -193,6 +193,37 @@ pub fn recipes(class: &ClassName) -> Vec<Recipe> {
         "java/nio/charset/Charset" => ["UTF_8", "ISO_8859_1", "US_ASCII"]
             .map(|field| constant_of("java/nio/charset/StandardCharsets", field))
             .into(),
+        // A standard charset's own coders.
+        "java/nio/charset/CharsetEncoder" => vec![Recipe::Produced {
+            method: MethodId::new(
+                ClassName::internal("java/nio/charset/Charset"),
+                "newEncoder",
+                "()Ljava/nio/charset/CharsetEncoder;",
+            ),
+        }],
+        "java/nio/charset/CharsetDecoder" => vec![Recipe::Produced {
+            method: MethodId::new(
+                ClassName::internal("java/nio/charset/Charset"),
+                "newDecoder",
+                "()Ljava/nio/charset/CharsetDecoder;",
+            ),
+        }],
+        // Channels over the in-memory streams.
+        "java/nio/channels/ReadableByteChannel" => vec![factory(
+            "java/nio/channels/Channels",
+            "newChannel",
+            "(Ljava/io/InputStream;)Ljava/nio/channels/ReadableByteChannel;",
+        )],
+        "java/nio/channels/WritableByteChannel" => vec![factory(
+            "java/nio/channels/Channels",
+            "newChannel",
+            "(Ljava/io/OutputStream;)Ljava/nio/channels/WritableByteChannel;",
+        )],
+        "java/lang/ClassLoader" => vec![factory(
+            "java/lang/ClassLoader",
+            "getSystemClassLoader",
+            "()Ljava/lang/ClassLoader;",
+        )],
         "java/nio/ByteBuffer" => vec![factory(
             "java/nio/ByteBuffer",
             "wrap",
