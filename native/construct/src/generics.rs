@@ -145,35 +145,19 @@ pub fn declared_method_signature(
     program: &Program<'_>,
     method: &MethodId,
 ) -> Option<(ClassName, String)> {
-    let mut queue = std::collections::VecDeque::from([method.class.clone()]);
-    let mut seen = std::collections::BTreeSet::new();
-    while let Some(class) = queue.pop_front() {
-        if seen.len() > 64 || !seen.insert(class.clone()) {
-            continue;
-        }
-        let Some(file) = program.class(&class) else {
-            continue;
-        };
-        let here = MethodId::new(
-            class.clone(),
-            method.name.clone(),
-            method.descriptor.clone(),
-        );
-        if let Some(text) = method_signature(file, &here) {
-            return Some((class, text));
-        }
-        if find_method(file, &here).is_some() {
-            return None;
-        }
-        queue.extend(file.super_name().ok().flatten().map(ClassName::internal));
-        queue.extend(
-            file.interface_names()
-                .unwrap_or_default()
-                .into_iter()
-                .map(ClassName::internal),
-        );
-    }
-    None
+    let (class, signature) = program_supertypes(program, &method.class)
+        .into_iter()
+        .find_map(|class| {
+            let file = program.class(&class)?;
+            let here = MethodId::new(
+                class.clone(),
+                method.name.clone(),
+                method.descriptor.clone(),
+            );
+            find_method(file, &here)?;
+            Some((class, method_signature(file, &here)))
+        })?;
+    Some((class, signature?))
 }
 
 /// The program classes among `class` and its supertypes, nearest first.

@@ -98,6 +98,32 @@ pub enum Statement {
     },
 }
 
+impl Statement {
+    /// The constructor or method a `New`, `Call` or `CallStatic` calls: its
+    /// class (binary name), name (`<init>` for a constructor) and
+    /// descriptor.
+    pub fn callee(&self) -> Option<(&str, &str, &str)> {
+        match self {
+            Statement::New {
+                class, descriptor, ..
+            } => Some((class, "<init>", descriptor)),
+            Statement::Call {
+                class,
+                name,
+                descriptor,
+                ..
+            }
+            | Statement::CallStatic {
+                class,
+                name,
+                descriptor,
+                ..
+            } => Some((class, name, descriptor)),
+            _ => None,
+        }
+    }
+}
+
 /// An argument: a literal or the result of an earlier statement.
 ///
 /// Floating-point values travel as their IEEE bits so that NaN payloads and

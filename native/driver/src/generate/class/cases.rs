@@ -98,32 +98,8 @@ fn act_of(plan: &Plan, outcome: &PlanOutcome) -> Option<MethodId> {
         !matches!(s, Statement::CallStatic { class, name, .. }
             if class == "java.util.Objects" && name == "requireNonNull")
     });
-    match plan.statements.get(stopped.or(last)?)? {
-        Statement::New {
-            class, descriptor, ..
-        } => Some(MethodId::new(
-            ClassName::binary(class),
-            "<init>",
-            descriptor.clone(),
-        )),
-        Statement::Call {
-            class,
-            name,
-            descriptor,
-            ..
-        }
-        | Statement::CallStatic {
-            class,
-            name,
-            descriptor,
-            ..
-        } => Some(MethodId::new(
-            ClassName::binary(class),
-            name.clone(),
-            descriptor.clone(),
-        )),
-        _ => None,
-    }
+    let (class, name, descriptor) = plan.statements.get(stopped.or(last)?)?.callee()?;
+    Some(MethodId::new(ClassName::binary(class), name, descriptor))
 }
 
 /// The act's parameter names from `MethodParameters` or its local variable

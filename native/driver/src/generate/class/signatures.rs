@@ -16,28 +16,14 @@ pub fn signatures_of(program: &Program<'_>, tests: &[TestCase]) -> Signatures {
     let mut methods = BTreeSet::new();
     let mut classes = BTreeSet::new();
     for statement in tests.iter().flat_map(|test| &test.plan.statements) {
-        let (class, call) = match statement {
-            Statement::New {
-                class, descriptor, ..
-            } => (class, Some(("<init>", descriptor))),
-            Statement::Call {
-                class,
-                name,
-                descriptor,
-                ..
-            }
-            | Statement::CallStatic {
-                class,
-                name,
-                descriptor,
-                ..
-            } => (class, Some((name.as_str(), descriptor))),
-            Statement::Lambda { interface, .. } => (interface, None),
+        let (class, call) = match (statement, statement.callee()) {
+            (_, Some((class, name, descriptor))) => (class, Some((name, descriptor))),
+            (Statement::Lambda { interface, .. }, None) => (interface.as_str(), None),
             _ => continue,
         };
-        classes.insert(class.clone());
+        classes.insert(class.to_string());
         if let Some((name, descriptor)) = call {
-            methods.insert((class.clone(), name.to_string(), descriptor.clone()));
+            methods.insert((class.to_string(), name.to_string(), descriptor.to_string()));
         }
     }
     let mut signatures = Signatures::default();
