@@ -630,9 +630,23 @@ impl<'s> Inference<'s> {
         descriptor: &str,
     ) -> Option<GType> {
         self.call(index, signature, &[], args, bindings);
-        match &signature.result {
-            Some(result) => result.substitute(bindings).with_wildcards(),
-            None => self.erased_result(descriptor),
+        let Some(result) = &signature.result else {
+            return self.erased_result(descriptor);
+        };
+        let result = result.substitute(bindings).with_wildcards()?;
+        // A type variable's value may be a subclass of what the descriptor
+        // returns (`M extends Map<..>` bound to a `HashMap<..>`): the test
+        // declares the descriptor's class, with the arguments it has there.
+        let erasure = method_types(descriptor)?.1.map(|ty| GType::from_jtype(&ty));
+        match (&result, erasure.as_ref().and_then(GType::erasure_name)) {
+            (GType::Class { name, .. }, Some(declared)) if name != declared => {
+                let args = self.as_supertype(&result, declared, 0)?;
+                Some(GType::Class {
+                    name: declared.to_string(),
+                    args,
+                })
+            }
+            _ => Some(result),
         }
     }
 
@@ -1042,14 +1056,15 @@ struct ParsedMethod {
 
 /// A type that meets a variable's bound, for a variable nothing binds:
 /// `Object` when unbounded, `String` for a `Comparable`, the bound itself
-/// when it takes no arguments; `None` otherwise.
+/// when it names no variable (`M extends Map<String, String>`); `None`
+/// otherwise (`E extends Enum<E>`).
 fn witness(variable: &TypeVariable) -> Option<GType> {
     match &variable.bound {
         None => Some(GType::object()),
         Some(GType::Class { name, .. }) if name == "java.lang.Comparable" => {
             Some(GType::class("java.lang.String"))
         }
-        Some(bound @ GType::Class { args, .. }) if args.is_empty() => Some(bound.clone()),
+        Some(bound @ GType::Class { .. }) if bound.is_closed() => Some(bound.clone()),
         Some(_) => None,
     }
 }
@@ -1327,6 +1342,42 @@ mod tests {
         assert_eq!(
             declared(&inferred, 1, "java.util.ArrayList").as_deref(),
             Some("java.util.ArrayList<java.lang.String>")
+        );
+    }
+
+    #[test]
+    fn a_variable_bounded_by_a_parameterized_type_takes_its_bound() {
+        // <M extends Map<String, String>> M putIn(M map)
+        let signatures = Signatures {
+            methods: vec![method(
+                "p.Record",
+                "putIn",
+                "(Ljava/util/Map;)Ljava/util/Map;",
+                "<M::Ljava/util/Map<Ljava/lang/String;Ljava/lang/String;>;>(TM;)TM;",
+            )],
+            ..Signatures::default()
+        };
+        let plan = plan(vec![
+            Statement::New {
+                class: "java.util.HashMap".into(),
+                descriptor: "()V".into(),
+                args: vec![],
+            },
+            Statement::CallStatic {
+                class: "p.Record".into(),
+                name: "putIn".into(),
+                descriptor: "(Ljava/util/Map;)Ljava/util/Map;".into(),
+                args: vec![Value::Ref { statement: 0 }],
+            },
+        ]);
+        let inferred = infer(&plan, &signatures);
+        assert_eq!(
+            declared(&inferred, 0, "java.util.HashMap").as_deref(),
+            Some("java.util.HashMap<java.lang.String, java.lang.String>")
+        );
+        assert_eq!(
+            declared(&inferred, 1, "java.util.Map").as_deref(),
+            Some("java.util.Map<java.lang.String, java.lang.String>")
         );
     }
 
