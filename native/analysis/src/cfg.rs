@@ -192,7 +192,7 @@ impl Cfg {
 
     /// [`Cfg::build`] with the caught types named by `catch_type` (a
     /// constant-pool index to a class name; `None` for index 0).
-    fn build_with(
+    pub(crate) fn build_with(
         code: &Code<'_>,
         catch_type: &dyn Fn(u16) -> Result<Option<String>>,
     ) -> Result<Cfg> {

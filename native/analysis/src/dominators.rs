@@ -24,17 +24,48 @@ pub struct Dominators {
 
 const UNREACHED: u32 = u32::MAX;
 
+/// A directed graph for the algorithm: node `i`'s successors and
+/// predecessors, and where paths start. Nodes are [`BlockId`]s; the
+/// post-dominator graph adds one past the blocks (the exit).
+pub(crate) struct Graph {
+    pub entry: BlockId,
+    pub successors: Vec<Vec<BlockId>>,
+    pub predecessors: Vec<Vec<BlockId>>,
+}
+
+impl Graph {
+    fn of_cfg(cfg: &Cfg) -> Graph {
+        let mut graph = Graph {
+            entry: cfg.entry(),
+            successors: vec![Vec::new(); cfg.len()],
+            predecessors: vec![Vec::new(); cfg.len()],
+        };
+        for block in cfg.blocks() {
+            for &edge in block.successors() {
+                let to = cfg.edge(edge).to;
+                graph.successors[block.id.index()].push(to);
+                graph.predecessors[to.index()].push(block.id);
+            }
+        }
+        graph
+    }
+}
+
 impl Dominators {
     pub fn compute(cfg: &Cfg) -> Dominators {
-        let count = cfg.len();
-        let reverse_postorder = reverse_postorder(cfg);
+        Dominators::of_graph(&Graph::of_cfg(cfg))
+    }
+
+    pub(crate) fn of_graph(graph: &Graph) -> Dominators {
+        let count = graph.successors.len();
+        let reverse_postorder = reverse_postorder(graph);
         let mut rank = vec![UNREACHED; count];
         for (position, block) in reverse_postorder.iter().enumerate() {
             rank[block.index()] = position as u32;
         }
 
         // The algorithm's working form: the entry is its own dominator.
-        let entry = cfg.entry();
+        let entry = graph.entry;
         let mut idom: Vec<Option<BlockId>> = vec![None; count];
         idom[entry.index()] = Some(entry);
         let intersect = |idom: &[Option<BlockId>], mut a: BlockId, mut b: BlockId| {
@@ -55,13 +86,13 @@ impl Dominators {
                 // Predecessors not processed yet (or unreachable) are skipped;
                 // one in reverse postorder before `block` always exists.
                 let mut new_idom = None;
-                for edge in cfg.predecessors(block) {
-                    if idom[edge.from.index()].is_none() {
+                for &from in &graph.predecessors[block.index()] {
+                    if idom[from.index()].is_none() {
                         continue;
                     }
                     new_idom = Some(match new_idom {
-                        None => edge.from,
-                        Some(current) => intersect(&idom, edge.from, current),
+                        None => from,
+                        Some(current) => intersect(&idom, from, current),
                     });
                 }
                 if new_idom.is_some() && idom[block.index()] != new_idom {
@@ -116,17 +147,16 @@ impl Dominators {
 
 /// Depth-first from the entry, following successors in edge order; an
 /// explicit stack, since methods can have tens of thousands of blocks.
-fn reverse_postorder(cfg: &Cfg) -> Vec<BlockId> {
-    let mut visited = vec![false; cfg.len()];
-    let mut postorder = Vec::with_capacity(cfg.len());
-    // (block, index of the next successor edge to look at)
-    let mut stack = vec![(cfg.entry(), 0usize)];
-    visited[cfg.entry().index()] = true;
+fn reverse_postorder(graph: &Graph) -> Vec<BlockId> {
+    let count = graph.successors.len();
+    let mut visited = vec![false; count];
+    let mut postorder = Vec::with_capacity(count);
+    // (block, index of the next successor to look at)
+    let mut stack = vec![(graph.entry, 0usize)];
+    visited[graph.entry.index()] = true;
     while let Some((block, next)) = stack.last_mut() {
-        let successors = cfg.block(*block).successors();
-        if let Some(&edge) = successors.get(*next) {
+        if let Some(&to) = graph.successors[block.index()].get(*next) {
             *next += 1;
-            let to = cfg.edge(edge).to;
             if !visited[to.index()] {
                 visited[to.index()] = true;
                 stack.push((to, 0));

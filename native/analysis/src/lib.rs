@@ -4,6 +4,8 @@
 //! - [`cfg`](mod@cfg): the control-flow graph of a method, with typed edges.
 //! - [`dominators`] and [`loops`]: dominators (Cooper–Harvey–Kennedy) and
 //!   natural loops with their back edges and exits.
+//! - [`control`](mod@control): control dependence (which branch outcomes
+//!   decide whether a block runs), from post-dominators.
 //! - [`access`]: the fields a method reads and writes, its call sites, the
 //!   parameters it stores into fields, and the Palus-style merged view per
 //!   class, with an index of field writers (setters, constructors).
@@ -22,6 +24,7 @@
 
 pub mod access;
 pub mod cfg;
+pub mod control;
 pub mod dominators;
 pub mod error;
 pub mod hierarchy;
@@ -33,6 +36,7 @@ pub use access::{
     MethodFacts, MethodKey, MethodRef, ParameterStore,
 };
 pub use cfg::{Block, BlockId, Cfg, Edge, EdgeId, EdgeKind};
+pub use control::ControlDependence;
 pub use dominators::Dominators;
 pub use error::{AnalysisError, Result};
 pub use hierarchy::{jdk_supertypes, Hierarchy, MemberInfo, TypeInfo};
