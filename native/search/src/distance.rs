@@ -1,0 +1,203 @@
+//! Branch distance: how far a branch's operands were from sending it the
+//! other way, by the rules of Korel (1990) and Tracey et al. (1998): for
+//! `a < b` true it is `a - b + 1` when it failed, for `a == b` it is
+//! `|a - b|`, and 0 when the branch went that way. Distances are
+//! normalised to `[0, 1)` by `d / (d + 1)` so that one branch's distance
+//! never outweighs an approach level.
+
+use testgen_classfile::instruction::opcode::*;
+use testgen_exec::{BranchOperands, CompareOperands};
+
+/// The relation a conditional branch tests; the branch is taken when it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Relation {
+    Equal,
+    NotEqual,
+    Less,
+    GreaterOrEqual,
+    Greater,
+    LessOrEqual,
+}
+
+impl Relation {
+    /// The relation of `ifeq`..`ifle` and `if_icmpeq`..`if_icmple` by their
+    /// place in that order.
+    fn of_index(index: u8) -> Relation {
+        match index {
+            0 => Relation::Equal,
+            1 => Relation::NotEqual,
+            2 => Relation::Less,
+            3 => Relation::GreaterOrEqual,
+            4 => Relation::Greater,
+            _ => Relation::LessOrEqual,
+        }
+    }
+
+    fn negated(self) -> Relation {
+        match self {
+            Relation::Equal => Relation::NotEqual,
+            Relation::NotEqual => Relation::Equal,
+            Relation::Less => Relation::GreaterOrEqual,
+            Relation::GreaterOrEqual => Relation::Less,
+            Relation::Greater => Relation::LessOrEqual,
+            Relation::LessOrEqual => Relation::Greater,
+        }
+    }
+
+    /// How far `left relation right` is from holding (0 when it holds).
+    fn distance(self, left: f64, right: f64) -> f64 {
+        let holds = match self {
+            Relation::Equal => left == right,
+            Relation::NotEqual => left != right,
+            Relation::Less => left < right,
+            Relation::GreaterOrEqual => left >= right,
+            Relation::Greater => left > right,
+            Relation::LessOrEqual => left <= right,
+        };
+        if holds {
+            return 0.0;
+        }
+        match self {
+            Relation::Equal => (left - right).abs(),
+            Relation::NotEqual => 1.0,
+            Relation::Less | Relation::Greater => (left - right).abs() + 1.0,
+            Relation::GreaterOrEqual | Relation::LessOrEqual => (left - right).abs(),
+        }
+    }
+}
+
+/// `d / (d + 1)`: in `[0, 1)`, growing with `d`.
+pub fn normalised(distance: f64) -> f64 {
+    if distance.is_nan() {
+        return 1.0 - f64::EPSILON;
+    }
+    distance / (distance + 1.0)
+}
+
+/// The normalised distances of a conditional branch to being taken and to
+/// falling through, from its operands; `compared`, when the `if` tests the
+/// result of an `lcmp`, `fcmp*` or `dcmp*` just before it, gives the
+/// operands that comparison saw. `None` for a switch or a mismatch.
+pub fn branch(
+    opcode: u8,
+    operands: &BranchOperands,
+    compared: Option<&CompareOperands>,
+) -> Option<(f64, f64)> {
+    let (relation, left, right) = match (opcode, operands) {
+        (IFEQ..=IFLE, BranchOperands::Int { value }) => {
+            let relation = Relation::of_index(opcode - IFEQ);
+            match compared.and_then(compared_values) {
+                // `cmp(a, b) < 0` holds exactly when `a < b`; NaN makes
+                // every relation but `!=` fail, which is what the
+                // recorded result already says.
+                Some((left, right)) if !left.is_nan() && !right.is_nan() => (relation, left, right),
+                _ => (relation, f64::from(*value), 0.0),
+            }
+        }
+        (IF_ICMPEQ..=IF_ICMPLE, BranchOperands::IntPair { left, right }) => (
+            Relation::of_index(opcode - IF_ICMPEQ),
+            f64::from(*left),
+            f64::from(*right),
+        ),
+        (IF_ACMPEQ | IF_ACMPNE, BranchOperands::RefPair { left, right }) => {
+            let same = match (left, right) {
+                (None, None) => true,
+                (Some(l), Some(r)) => l.identity == r.identity && l.class == r.class,
+                _ => false,
+            };
+            let relation = if opcode == IF_ACMPEQ {
+                Relation::Equal
+            } else {
+                Relation::NotEqual
+            };
+            (relation, if same { 0.0 } else { 1.0 }, 0.0)
+        }
+        (IFNULL | IFNONNULL, BranchOperands::Ref { value }) => {
+            let relation = if opcode == IFNULL {
+                Relation::Equal
+            } else {
+                Relation::NotEqual
+            };
+            (relation, if value.is_none() { 0.0 } else { 1.0 }, 0.0)
+        }
+        _ => return None,
+    };
+    Some((
+        normalised(relation.distance(left, right)),
+        normalised(relation.negated().distance(left, right)),
+    ))
+}
+
+/// The normalised distance of a switch on `key` to the case `case`.
+pub fn switch_case(key: i32, case: i32) -> f64 {
+    normalised((f64::from(key) - f64::from(case)).abs())
+}
+
+fn compared_values(operands: &CompareOperands) -> Option<(f64, f64)> {
+    Some(match *operands {
+        // As f64 a long loses precision beyond 2^53: a distance, not an
+        // exact difference, is all that is needed.
+        CompareOperands::Lcmp { left, right } => (left as f64, right as f64),
+        CompareOperands::Fcmpl { left, right } | CompareOperands::Fcmpg { left, right } => (
+            f64::from(f32::from_bits(left)),
+            f64::from(f32::from_bits(right)),
+        ),
+        CompareOperands::Dcmpl { left, right } | CompareOperands::Dcmpg { left, right } => {
+            (f64::from_bits(left), f64::from_bits(right))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(opcode: u8, left: i32, right: i32) -> (f64, f64) {
+        branch(opcode, &BranchOperands::IntPair { left, right }, None).unwrap()
+    }
+
+    #[test]
+    fn the_way_a_branch_went_is_at_distance_zero_and_the_other_grows_with_the_gap() {
+        // 3 < 10 holds: taken at 0, falling through needs 3 >= 10, 7 away.
+        assert_eq!(pair(IF_ICMPLT, 3, 10), (0.0, normalised(7.0)));
+        // 10 < 10 fails by 1.
+        assert_eq!(pair(IF_ICMPLT, 10, 10), (normalised(1.0), 0.0));
+        assert_eq!(pair(IF_ICMPEQ, 4, 9), (normalised(5.0), 0.0));
+        assert_eq!(pair(IF_ICMPNE, 4, 4), (normalised(1.0), 0.0));
+        assert!(pair(IF_ICMPGT, 0, 1000).0 > pair(IF_ICMPGT, 0, 10).0);
+        // ifeq against zero
+        let zero = |value| branch(IFEQ, &BranchOperands::Int { value }, None).unwrap();
+        assert_eq!(zero(0), (0.0, normalised(1.0)));
+        assert_eq!(zero(-6), (normalised(6.0), 0.0));
+    }
+
+    #[test]
+    fn an_if_after_a_comparison_measures_the_compared_values() {
+        let lcmp = CompareOperands::Lcmp {
+            left: 5_000_000_000,
+            right: 5_000_000_100,
+        };
+        // `if (a >= b)` compiles to lcmp; iflt (jump past the body).
+        let (taken, not_taken) =
+            branch(IFLT, &BranchOperands::Int { value: -1 }, Some(&lcmp)).unwrap();
+        assert_eq!(taken, 0.0);
+        assert_eq!(not_taken, normalised(100.0));
+        // NaN: the recorded result decides, at the smallest distances.
+        let nan = CompareOperands::Dcmpg {
+            left: f64::NAN.to_bits(),
+            right: 1f64.to_bits(),
+        };
+        let (taken, not_taken) =
+            branch(IFGT, &BranchOperands::Int { value: 1 }, Some(&nan)).unwrap();
+        assert_eq!((taken, not_taken), (0.0, normalised(1.0)));
+    }
+
+    #[test]
+    fn null_and_identity_tests_are_one_step_away_and_switches_by_key() {
+        let null = branch(IFNULL, &BranchOperands::Ref { value: None }, None).unwrap();
+        assert_eq!(null, (0.0, normalised(1.0)));
+        assert_eq!(switch_case(3, 7), normalised(4.0));
+        assert_eq!(switch_case(7, 7), 0.0);
+        assert!(branch(TABLESWITCH, &BranchOperands::SwitchKey { key: 1 }, None).is_none());
+    }
+}

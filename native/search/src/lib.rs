@@ -1,0 +1,19 @@
+//! Search-based test generation, the second engine beside concolic
+//! exploration (DynaMOSA, Panichella et al., TSE 2018). It needs no model
+//! of the code, only a fitness per goal from what the probes recorded.
+//!
+//! - [`distance`]: how far a branch's operands were from taking each way
+//!   (branch distance, Korel's and Tracey's rules, normalised).
+//! - [`fitness`]: the goals of a class with the goals each is control
+//!   dependent on ([`GoalGraph`]), and one run's fitness per goal: 0 when
+//!   covered, the normalised distance when its branch ran the other way,
+//!   else the approach level (control-dependence levels between the goal
+//!   and the closest branch the run reached) plus that branch's distance.
+//!
+//! Architecture invariants: pure functions of parsed classes and decoded
+//! traces; no I/O, no clocks; deterministic.
+
+pub mod distance;
+pub mod fitness;
+
+pub use fitness::{fitness, GoalGraph, NEVER_REACHED};
