@@ -10,10 +10,17 @@
 //!   else the approach level (control-dependence levels between the goal
 //!   and the closest branch the run reached) plus that branch's distance.
 //!
+//! - [`genome`]: a test as concrete values for the holes of a `construct`
+//!   template, with seeded mutation (per hole kind: numbers near, small,
+//!   constant or boundary; strings one edit away or a constant; null; another
+//!   choice) and uniform crossover. [`rng`]: a seeded SplitMix64.
+//!
 //! Architecture invariants: pure functions of parsed classes and decoded
 //! traces; no I/O, no clocks; deterministic.
 
 pub mod distance;
 pub mod fitness;
+pub mod genome;
+pub mod rng;
 
 pub use fitness::{fitness, GoalGraph, NEVER_REACHED};

@@ -1,0 +1,430 @@
+//! A test as search sees it: concrete values for the holes of one of the
+//! construct crate's templates. A genome is what mutation and crossover
+//! change; the template turns it into a plan (`Template::instantiate`),
+//! the same way the symbolic engine's solved inputs do, so both engines
+//! build their tests from the same templates.
+//!
+//! A hole with no gene takes a default: zero, an empty string, the first
+//! choice, never null, and an object of its own (no aliasing).
+
+use std::collections::BTreeMap;
+
+use testgen_classfile::descriptor::BaseType;
+use testgen_construct::template::{Choice, HoleKind, Template};
+use testgen_construct::HoleValues;
+use testgen_exec::Value;
+
+use crate::rng::Rng;
+
+/// Values a search starts its mutations from: the constants of the class
+/// under test, and values runs compared inputs against.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Constants {
+    pub integers: Vec<i64>,
+    pub doubles: Vec<f64>,
+    /// As UTF-16 units, as Java strings are.
+    pub strings: Vec<Vec<u16>>,
+}
+
+/// Concrete values for a template's holes, by hole path.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Genome {
+    primitives: BTreeMap<String, Value>,
+    nulls: BTreeMap<String, bool>,
+    choices: BTreeMap<String, usize>,
+    /// A hole's string choice's text.
+    strings: BTreeMap<String, Vec<u16>>,
+    /// A hole's boxed choice's value.
+    boxed: BTreeMap<String, Value>,
+    ordinals: BTreeMap<String, usize>,
+    lengths: BTreeMap<String, i32>,
+    elements: BTreeMap<(String, i32), Value>,
+}
+
+/// Strings and arrays search makes stay this short.
+const MAX_LENGTH: usize = 16;
+
+impl HoleValues for Genome {
+    fn primitive(&self, hole: &str, base: BaseType) -> Value {
+        fitted(self.primitives.get(hole), base)
+    }
+
+    fn is_null(&self, hole: &str) -> bool {
+        self.nulls.get(hole).copied().unwrap_or(false)
+    }
+
+    fn choice(&self, hole: &str) -> usize {
+        self.choices.get(hole).copied().unwrap_or(0)
+    }
+
+    fn address(&self, hole: &str) -> u64 {
+        // An object of its own: FNV-1a of the path.
+        hole.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+        })
+    }
+
+    fn string(&self, hole: &str, _choice: usize) -> Vec<u16> {
+        self.strings.get(hole).cloned().unwrap_or_default()
+    }
+
+    fn boxed(&self, hole: &str, _choice: usize, base: BaseType) -> Value {
+        fitted(self.boxed.get(hole), base)
+    }
+
+    fn ordinal(&self, hole: &str) -> usize {
+        self.ordinals.get(hole).copied().unwrap_or(0)
+    }
+
+    fn length(&self, hole: &str) -> i32 {
+        self.lengths.get(hole).copied().unwrap_or(0)
+    }
+
+    fn element(&self, hole: &str, index: i32, base: BaseType) -> Value {
+        fitted(self.elements.get(&(hole.to_string(), index)), base)
+    }
+}
+
+impl Genome {
+    /// Changes one hole of `template`, chosen at random, in one of the ways
+    /// its kind allows; false when the template has no holes.
+    pub fn mutate(&mut self, template: &Template, constants: &Constants, rng: &mut Rng) -> bool {
+        let holes = template.holes();
+        let Some(hole) = rng.pick(&holes) else {
+            return false;
+        };
+        let path = hole.path.clone();
+        match &hole.kind {
+            HoleKind::Primitive(base) => {
+                let current = self.primitive(&path, *base);
+                self.primitives
+                    .insert(path, mutated_number(&current, *base, constants, rng));
+            }
+            HoleKind::Reference { nullable, choices } => {
+                let roll = rng.below(10);
+                if *nullable && (roll == 0 || choices.is_empty()) {
+                    let null = !self.is_null(&path);
+                    self.nulls.insert(path, null);
+                } else if choices.len() > 1 && roll <= 2 {
+                    self.nulls.insert(path.clone(), false);
+                    self.choices.insert(path, rng.below(choices.len()));
+                } else if let Some(choice) = choices.get(self.choice(&path).min(choices.len() - 1))
+                {
+                    self.nulls.insert(path.clone(), false);
+                    self.mutate_choice(&path, choice, constants, rng);
+                }
+            }
+        }
+        true
+    }
+
+    /// Changes what the chosen way of filling hole `path` holds.
+    fn mutate_choice(&mut self, path: &str, choice: &Choice, constants: &Constants, rng: &mut Rng) {
+        match choice {
+            Choice::Str => {
+                let current = self.string(path, 0);
+                self.strings
+                    .insert(path.to_string(), mutated_string(current, constants, rng));
+            }
+            Choice::Boxed { base, .. } => {
+                let current = self.boxed(path, 0, *base);
+                self.boxed.insert(
+                    path.to_string(),
+                    mutated_number(&current, *base, constants, rng),
+                );
+            }
+            Choice::Enum {
+                constants: names, ..
+            } => {
+                self.ordinals
+                    .insert(path.to_string(), rng.below(names.len().max(1)));
+            }
+            Choice::PrimitiveArray { element } => {
+                let length = self.length(path);
+                if rng.chance(0.5) || length == 0 {
+                    self.lengths
+                        .insert(path.to_string(), resized(length, MAX_LENGTH, rng));
+                } else {
+                    let index = rng.below(length as usize) as i32;
+                    let current = self.element(path, index, *element);
+                    self.elements.insert(
+                        (path.to_string(), index),
+                        mutated_number(&current, *element, constants, rng),
+                    );
+                }
+            }
+            Choice::ReferenceArray { elements, .. } => {
+                let length = self.length(path);
+                self.lengths
+                    .insert(path.to_string(), resized(length, elements.len(), rng));
+            }
+            // What these build is in their own holes, mutated on their own.
+            _ => {}
+        }
+    }
+
+    /// Each gene from `self` or `other`, at even odds (uniform crossover of
+    /// two genomes of one template).
+    pub fn crossover(&self, other: &Genome, rng: &mut Rng) -> Genome {
+        Genome {
+            primitives: mixed(&self.primitives, &other.primitives, rng),
+            nulls: mixed(&self.nulls, &other.nulls, rng),
+            choices: mixed(&self.choices, &other.choices, rng),
+            strings: mixed(&self.strings, &other.strings, rng),
+            boxed: mixed(&self.boxed, &other.boxed, rng),
+            ordinals: mixed(&self.ordinals, &other.ordinals, rng),
+            lengths: mixed(&self.lengths, &other.lengths, rng),
+            elements: mixed(&self.elements, &other.elements, rng),
+        }
+    }
+}
+
+fn mixed<K: Ord + Clone, V: Clone>(
+    a: &BTreeMap<K, V>,
+    b: &BTreeMap<K, V>,
+    rng: &mut Rng,
+) -> BTreeMap<K, V> {
+    let mut out = BTreeMap::new();
+    for key in a.keys().chain(b.keys()) {
+        if out.contains_key(key) {
+            continue;
+        }
+        let (first, second) = if rng.chance(0.5) { (a, b) } else { (b, a) };
+        if let Some(value) = first.get(key).or_else(|| second.get(key)) {
+            out.insert(key.clone(), value.clone());
+        }
+    }
+    out
+}
+
+/// A length one step from `length` (or anywhere up to `max`), in `0..=max`.
+fn resized(length: i32, max: usize, rng: &mut Rng) -> i32 {
+    let max = max as i64;
+    let next = match rng.below(3) {
+        0 => i64::from(length) + 1,
+        1 => i64::from(length) - 1,
+        _ => rng.between(0, max),
+    };
+    next.clamp(0, max) as i32
+}
+
+/// `value` as a value of `base` (zero when there is none, or it is of
+/// another kind).
+fn fitted(value: Option<&Value>, base: BaseType) -> Value {
+    match (value, base) {
+        (Some(v @ Value::Boolean { .. }), BaseType::Boolean)
+        | (Some(v @ Value::Byte { .. }), BaseType::Byte)
+        | (Some(v @ Value::Short { .. }), BaseType::Short)
+        | (Some(v @ Value::Char { .. }), BaseType::Char)
+        | (Some(v @ Value::Int { .. }), BaseType::Int)
+        | (Some(v @ Value::Long { .. }), BaseType::Long)
+        | (Some(v @ Value::Float { .. }), BaseType::Float)
+        | (Some(v @ Value::Double { .. }), BaseType::Double) => v.clone(),
+        _ => whole(0, base),
+    }
+}
+
+/// `n` as a value of `base`, wrapped as Java narrows it.
+fn whole(n: i64, base: BaseType) -> Value {
+    match base {
+        BaseType::Boolean => Value::Boolean { value: n & 1 == 1 },
+        BaseType::Byte => Value::Byte { value: n as i8 },
+        BaseType::Short => Value::Short { value: n as i16 },
+        BaseType::Char => Value::Char { value: n as u16 },
+        BaseType::Int => Value::Int { value: n as i32 },
+        BaseType::Long => Value::Long { value: n },
+        BaseType::Float => Value::float(n as f32),
+        BaseType::Double => Value::double(n as f64),
+    }
+}
+
+fn as_integer(value: &Value) -> i64 {
+    match value {
+        Value::Boolean { value } => i64::from(*value),
+        Value::Byte { value } => i64::from(*value),
+        Value::Short { value } => i64::from(*value),
+        Value::Char { value } => i64::from(*value),
+        Value::Int { value } => i64::from(*value),
+        Value::Long { value } => *value,
+        Value::Float { bits } => f32::from_bits(*bits) as i64,
+        Value::Double { bits } => f64::from_bits(*bits) as i64,
+        _ => 0,
+    }
+}
+
+/// A number near `current`, a small one, a constant of the class, or a
+/// boundary of its type.
+fn mutated_number(current: &Value, base: BaseType, constants: &Constants, rng: &mut Rng) -> Value {
+    if base == BaseType::Boolean {
+        return Value::Boolean {
+            value: as_integer(current) == 0,
+        };
+    }
+    if matches!(base, BaseType::Float | BaseType::Double) {
+        let now = match current {
+            Value::Float { bits } => f64::from(f32::from_bits(*bits)),
+            Value::Double { bits } => f64::from_bits(*bits),
+            _ => 0.0,
+        };
+        let next = match rng.below(6) {
+            0 | 1 => now + (rng.between(-100, 100) as f64) / 10.0,
+            2 => rng.between(-100, 100) as f64,
+            3 => rng.pick(&constants.doubles).copied().unwrap_or(0.0),
+            4 => *rng
+                .pick(&[0.0, -0.0, 1.0, -1.0, f64::NAN, f64::INFINITY])
+                .unwrap_or(&0.0),
+            _ => now * 2.0,
+        };
+        return match base {
+            BaseType::Float => Value::float(next as f32),
+            _ => Value::double(next),
+        };
+    }
+    let now = as_integer(current);
+    let (min, max) = match base {
+        BaseType::Byte => (i64::from(i8::MIN), i64::from(i8::MAX)),
+        BaseType::Short => (i64::from(i16::MIN), i64::from(i16::MAX)),
+        BaseType::Char => (0, i64::from(u16::MAX)),
+        BaseType::Int => (i64::from(i32::MIN), i64::from(i32::MAX)),
+        _ => (i64::MIN, i64::MAX),
+    };
+    let next = match rng.below(7) {
+        0..=2 => now.saturating_add(rng.between(-10, 10)),
+        3 if base == BaseType::Char => rng.between(0x20, 0x7e),
+        3 => rng.between(-100, 100),
+        4 => rng.pick(&constants.integers).copied().unwrap_or(0),
+        5 => *rng.pick(&[0, 1, -1, min, max]).unwrap_or(&0),
+        _ => now.saturating_add(rng.between(-1, 1)),
+    };
+    whole(next.clamp(min, max), base)
+}
+
+/// A string one edit from `current` (a character inserted, removed or
+/// replaced), a constant of the class, or empty.
+fn mutated_string(mut current: Vec<u16>, constants: &Constants, rng: &mut Rng) -> Vec<u16> {
+    let printable = |rng: &mut Rng| rng.between(0x20, 0x7e) as u16;
+    match rng.below(6) {
+        0 | 1 if current.len() < MAX_LENGTH => {
+            let at = rng.below(current.len() + 1);
+            let unit = printable(rng);
+            current.insert(at, unit);
+        }
+        2 if !current.is_empty() => {
+            current.remove(rng.below(current.len()));
+        }
+        3 if !current.is_empty() => {
+            let at = rng.below(current.len());
+            current[at] = printable(rng);
+        }
+        4 => {
+            if let Some(constant) = rng.pick(&constants.strings) {
+                current = constant.clone();
+            }
+        }
+        5 => current.clear(),
+        _ => {
+            let unit = printable(rng);
+            current.push(unit);
+            current.truncate(MAX_LENGTH);
+        }
+    }
+    current
+}
+
+#[cfg(test)]
+mod tests {
+    use testgen_construct::template::{Bounds, Hole};
+    use testgen_exec::Statement;
+    use testgen_project::{ClassName, MethodId};
+
+    use super::*;
+
+    fn template() -> Template {
+        Template {
+            target: MethodId::new(
+                ClassName::internal("p/Rules"),
+                "check",
+                "(ILjava/lang/String;)Z",
+            ),
+            receiver: None,
+            prefix: Vec::new(),
+            args: vec![
+                Hole {
+                    path: "p0".into(),
+                    kind: HoleKind::Primitive(BaseType::Int),
+                },
+                Hole {
+                    path: "p1".into(),
+                    kind: HoleKind::Reference {
+                        nullable: true,
+                        choices: vec![Choice::Str],
+                    },
+                },
+            ],
+            bounds: Bounds::default(),
+        }
+    }
+
+    fn arguments(genome: &Genome) -> Vec<Value> {
+        match &template().instantiate(genome).plan.statements[..] {
+            [.., Statement::CallStatic { args, .. }] => args.clone(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_genome_without_genes_makes_zero_and_an_empty_string() {
+        assert_eq!(
+            arguments(&Genome::default()),
+            [Value::Int { value: 0 }, Value::string("")]
+        );
+    }
+
+    #[test]
+    fn mutations_are_seeded_valid_and_reach_every_hole() {
+        let template = template();
+        let constants = Constants {
+            integers: vec![42],
+            doubles: Vec::new(),
+            strings: vec!["key".encode_utf16().collect()],
+        };
+        let run = |seed| {
+            let mut rng = Rng::new(seed);
+            let mut genome = Genome::default();
+            let mut seen = Vec::new();
+            for _ in 0..200 {
+                assert!(genome.mutate(&template, &constants, &mut rng));
+                seen.push(arguments(&genome));
+            }
+            (genome, seen)
+        };
+        let (genome, seen) = run(3);
+        assert_eq!(genome, run(3).0, "the same seed mutates the same way");
+        assert!(seen.iter().all(|args| matches!(args[0], Value::Int { .. })));
+        assert!(seen.iter().any(|args| args[0] == Value::Int { value: 42 }));
+        assert!(seen.iter().any(|args| args[1] == Value::Null));
+        assert!(seen.iter().any(|args| args[1] == Value::string("key")));
+        assert!(seen
+            .iter()
+            .any(|args| matches!(&args[1], Value::String { value } if value.java_length() > 1)));
+    }
+
+    #[test]
+    fn crossover_takes_each_gene_from_one_parent() {
+        let template = template();
+        let constants = Constants::default();
+        let mut rng = Rng::new(9);
+        let (mut a, mut b) = (Genome::default(), Genome::default());
+        for _ in 0..20 {
+            a.mutate(&template, &constants, &mut rng);
+            b.mutate(&template, &constants, &mut rng);
+        }
+        let child = a.crossover(&b, &mut rng);
+        for (hole, value) in &child.primitives {
+            assert!(a.primitives.get(hole) == Some(value) || b.primitives.get(hole) == Some(value));
+        }
+        for (hole, value) in &child.strings {
+            assert!(a.strings.get(hole) == Some(value) || b.strings.get(hole) == Some(value));
+        }
+    }
+}
