@@ -6,7 +6,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::jstring::JavaString;
-use crate::trace::ThreadTrace;
+use crate::trace::{ThreadTrace, TraceEvent};
+
+/// The name of the thread the executor runs a plan's statements on.
+pub const PLAN_THREAD: &str = "testgen-plan";
 
 /// The result of running one plan.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -45,6 +48,16 @@ pub struct PlanOutcome {
 }
 
 impl PlanOutcome {
+    /// The probe events of the plan's own thread (`testgen-plan`), in the
+    /// order recorded: what the plan's statements did, without what other
+    /// threads did meanwhile.
+    pub fn plan_events(&self) -> impl Iterator<Item = &TraceEvent> + '_ {
+        self.trace
+            .iter()
+            .filter(|thread| thread.thread == PLAN_THREAD)
+            .flat_map(|thread| thread.events.iter())
+    }
+
     /// An outcome for which the executor gave no details.
     pub(crate) fn without_details(status: PlanStatus) -> Self {
         PlanOutcome {

@@ -216,10 +216,7 @@ pub fn reached<'e>(
         let TraceEvent::Branch { site, operands } = event else {
             continue;
         };
-        let Some(at) = program.site(*site) else {
-            continue;
-        };
-        let Some(method) = program.method_of_probe(at.method) else {
+        let Some((method, at)) = program.site_in_method(*site) else {
             continue;
         };
         if let Some(outcome) = branch_outcome(program, method, at.offset, operands) {

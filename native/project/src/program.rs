@@ -126,6 +126,12 @@ impl<'a> Program<'a> {
         self.sites.get(&id).copied()
     }
 
+    /// The probe site `id` with the method it is in.
+    pub fn site_in_method(&self, id: i32) -> Option<(&MethodId, SiteAt)> {
+        let at = self.site(id)?;
+        Some((self.method_of_probe(at.method)?, at))
+    }
+
     /// The probe site watching the external call at `offset` of `method`.
     pub fn external_site(&self, method: i32, offset: u32) -> Option<i32> {
         self.external_sites.get(&(method, offset)).copied()

@@ -106,10 +106,7 @@ pub fn fitness(
         let TraceEvent::Branch { site, operands } = event else {
             continue;
         };
-        let Some(at) = program.site(*site) else {
-            continue;
-        };
-        let Some(method) = program.method_of_probe(at.method) else {
+        let Some((method, at)) = program.site_in_method(*site) else {
             continue;
         };
         let goal = |outcome| Goal {

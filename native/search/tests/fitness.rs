@@ -53,12 +53,7 @@ fn a_run_is_as_far_from_each_goal_as_its_operands_and_the_approach_level_say() {
     let graph = GoalGraph::of(&file, &class, &goals);
     let mut events = |plan: &Plan| -> Vec<TraceEvent> {
         let outcome = executor.run(plan).expect("the plan runs");
-        outcome
-            .trace
-            .iter()
-            .filter(|thread| thread.thread == "testgen-plan")
-            .flat_map(|thread| thread.events.iter().cloned())
-            .collect()
+        outcome.plan_events().cloned().collect()
     };
 
     // clamp(5, 0, 3): `x < min` fails by 6 (5 >= 0 holds), `x > max` holds

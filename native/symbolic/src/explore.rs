@@ -568,12 +568,7 @@ fn context_step(context: usize, count: usize) -> Step {
 }
 
 fn plan_events(outcome: &PlanOutcome) -> Vec<TraceEvent> {
-    outcome
-        .trace
-        .iter()
-        .filter(|thread| thread.thread == "testgen-plan")
-        .flat_map(|thread| thread.events.iter().cloned())
-        .collect()
+    outcome.plan_events().cloned().collect()
 }
 
 /// Outcomes whose every offered leaf was proven infeasible and that no run

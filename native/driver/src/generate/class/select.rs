@@ -190,10 +190,7 @@ fn measure(
 /// thread).
 pub fn covered_ids(job: &ClassJob<'_, '_, '_>, outcome: &PlanOutcome) -> Coverage {
     let events = outcome
-        .trace
-        .iter()
-        .filter(|thread| thread.thread == "testgen-plan")
-        .flat_map(|thread| thread.events.iter())
+        .plan_events()
         .filter(|event| matches!(event, TraceEvent::Branch { .. }));
     testgen_project::reached(job.recipes.program(), events)
         .iter()
