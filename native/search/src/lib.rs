@@ -10,6 +10,9 @@
 //!   else the approach level (control-dependence levels between the goal
 //!   and the closest branch the run reached) plus that branch's distance.
 //!
+//! - [`archive`]: DynaMOSA's bookkeeping: the shortest test per covered
+//!   goal, the current targets (uncovered goals a covered goal or nothing
+//!   controls), and the preference ranking of a population on them.
 //! - [`genome`]: a test as concrete values for the holes of a `construct`
 //!   template, with seeded mutation (per hole kind: numbers near, small,
 //!   constant or boundary; strings one edit away or a constant; null; another
@@ -18,6 +21,7 @@
 //! Architecture invariants: pure functions of parsed classes and decoded
 //! traces; no I/O, no clocks; deterministic.
 
+pub mod archive;
 pub mod distance;
 pub mod fitness;
 pub mod genome;
