@@ -7,9 +7,12 @@
 //! A hole with no gene takes a default: zero, an empty string, the first
 //! choice, never null, and an object of its own (no aliasing).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
+use testgen_classfile::constant_pool::Constant;
 use testgen_classfile::descriptor::BaseType;
+use testgen_classfile::instruction::Operands;
+use testgen_classfile::ClassFile;
 use testgen_construct::template::{Choice, HoleKind, Template};
 use testgen_construct::HoleValues;
 use testgen_exec::Value;
@@ -24,6 +27,62 @@ pub struct Constants {
     pub doubles: Vec<f64>,
     /// As UTF-16 units, as Java strings are.
     pub strings: Vec<Vec<u16>>,
+}
+
+/// Constants kept per kind at most: a class's pool can be large.
+const MAX_CONSTANTS: usize = 256;
+
+impl Constants {
+    /// The literals of `file`: its constant pool's numbers and strings and
+    /// the small numbers its code pushes (`bipush`, `sipush`), each once,
+    /// in ascending order.
+    pub fn of_class(file: &ClassFile<'_>) -> Constants {
+        let mut integers = BTreeSet::new();
+        let mut doubles = Vec::new();
+        let mut strings = BTreeSet::new();
+        for (_, constant) in file.constant_pool.iter() {
+            match constant {
+                Constant::Integer(value) => {
+                    integers.insert(i64::from(*value));
+                }
+                Constant::Long(value) => {
+                    integers.insert(*value);
+                }
+                Constant::Float(bits) => doubles.push(f64::from(f32::from_bits(*bits))),
+                Constant::Double(bits) => doubles.push(f64::from_bits(*bits)),
+                Constant::String { string_index } => {
+                    if let Ok(text) = file.constant_pool.utf8(*string_index) {
+                        strings.insert(text.encode_utf16().collect::<Vec<u16>>());
+                    }
+                }
+                _ => {}
+            }
+        }
+        for method in &file.methods {
+            let Ok(Some(code)) = method.code(file) else {
+                continue;
+            };
+            for instruction in code.instructions().map_while(Result::ok) {
+                match instruction.operands {
+                    Operands::Byte(value) => {
+                        integers.insert(i64::from(value));
+                    }
+                    Operands::Short(value) => {
+                        integers.insert(i64::from(value));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        doubles.sort_by(f64::total_cmp);
+        doubles.dedup_by(|a, b| a.to_bits() == b.to_bits());
+        doubles.truncate(MAX_CONSTANTS);
+        Constants {
+            integers: integers.into_iter().take(MAX_CONSTANTS).collect(),
+            doubles,
+            strings: strings.into_iter().take(MAX_CONSTANTS).collect(),
+        }
+    }
 }
 
 /// Concrete values for a template's holes, by hole path.
@@ -407,6 +466,24 @@ mod tests {
         assert!(seen
             .iter()
             .any(|args| matches!(&args[1], Value::String { value } if value.java_length() > 1)));
+    }
+
+    #[test]
+    fn a_classs_constants_are_its_literals_once_each() {
+        let classes = testgen_testkit::compile_fixture("explore");
+        let read = |name: &str| {
+            std::fs::read(classes.join(format!("fixtures/explore/{name}.class"))).unwrap()
+        };
+        let bytes = read("IntRules");
+        let constants = Constants::of_class(&ClassFile::parse(&bytes).unwrap());
+        // `grams < 1000` (sipush), `km < 100` (bipush)
+        assert!(constants.integers.contains(&1000), "{constants:?}");
+        assert!(constants.integers.contains(&100), "{constants:?}");
+        assert!(constants.integers.windows(2).all(|w| w[0] < w[1]));
+        let bytes = read("TextRules");
+        let constants = Constants::of_class(&ClassFile::parse(&bytes).unwrap());
+        let dots: Vec<u16> = "..".encode_utf16().collect();
+        assert!(constants.strings.contains(&dots), "{constants:?}");
     }
 
     #[test]
