@@ -51,6 +51,63 @@ impl Outcome {
     }
 }
 
+/// What a conditional branch on integers tests (`if<cond>` against zero,
+/// `if_icmp<cond>`); the branch jumps when it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Condition {
+    Eq,
+    Ne,
+    Lt,
+    Ge,
+    Gt,
+    Le,
+}
+
+impl Condition {
+    /// The condition of `ifeq`..`ifle` and `if_icmpeq`..`if_icmple`;
+    /// `None` for any other opcode.
+    pub fn of_opcode(op: u8) -> Option<Condition> {
+        use opcode::*;
+        let index = match op {
+            IFEQ..=IFLE => op - IFEQ,
+            IF_ICMPEQ..=IF_ICMPLE => op - IF_ICMPEQ,
+            _ => return None,
+        };
+        Some(match index {
+            0 => Condition::Eq,
+            1 => Condition::Ne,
+            2 => Condition::Lt,
+            3 => Condition::Ge,
+            4 => Condition::Gt,
+            _ => Condition::Le,
+        })
+    }
+
+    pub fn holds<T: PartialOrd>(self, left: T, right: T) -> bool {
+        match self {
+            Condition::Eq => left == right,
+            Condition::Ne => left != right,
+            Condition::Lt => left < right,
+            Condition::Ge => left >= right,
+            Condition::Gt => left > right,
+            Condition::Le => left <= right,
+        }
+    }
+
+    /// The condition that holds exactly when this one does not (on
+    /// ordered values; NaN is the caller's to handle).
+    pub fn negated(self) -> Condition {
+        match self {
+            Condition::Eq => Condition::Ne,
+            Condition::Ne => Condition::Eq,
+            Condition::Lt => Condition::Ge,
+            Condition::Ge => Condition::Lt,
+            Condition::Gt => Condition::Le,
+            Condition::Le => Condition::Gt,
+        }
+    }
+}
+
 /// One outcome of one branch instruction of a method.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Goal {
@@ -167,14 +224,8 @@ pub fn branch_outcome(
 ) -> Option<Outcome> {
     use opcode::*;
     let op = program.opcode_at(method, offset)?;
-    let test = |index: u8, left: i64, right: i64| match index {
-        0 => left == right,
-        1 => left != right,
-        2 => left < right,
-        3 => left >= right,
-        4 => left > right,
-        _ => left <= right,
-    };
+    let test =
+        |left: i64, right: i64| Condition::of_opcode(op).is_some_and(|c| c.holds(left, right));
     let jumps = match (op, operands) {
         (TABLESWITCH | LOOKUPSWITCH, BranchOperands::SwitchKey { key }) => {
             return Some(if program.switch_has_case(method, offset, *key) {
@@ -183,9 +234,9 @@ pub fn branch_outcome(
                 Outcome::Default
             })
         }
-        (IFEQ..=IFLE, BranchOperands::Int { value }) => test(op - IFEQ, i64::from(*value), 0),
+        (IFEQ..=IFLE, BranchOperands::Int { value }) => test(i64::from(*value), 0),
         (IF_ICMPEQ..=IF_ICMPLE, BranchOperands::IntPair { left, right }) => {
-            test(op - IF_ICMPEQ, i64::from(*left), i64::from(*right))
+            test(i64::from(*left), i64::from(*right))
         }
         (IF_ACMPEQ | IF_ACMPNE, BranchOperands::RefPair { left, right }) => {
             let same = match (left, right) {

@@ -18,6 +18,6 @@ pub mod names;
 pub mod program;
 
 pub use blocker::{Blocker, Site};
-pub use goals::{branch_outcome, reached, ClassGoals, Goal, GoalId, Outcome};
+pub use goals::{branch_outcome, reached, ClassGoals, Condition, Goal, GoalId, Outcome};
 pub use names::{ClassName, MethodId};
 pub use program::{Program, SiteAt};

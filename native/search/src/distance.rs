@@ -7,62 +7,18 @@
 
 use testgen_classfile::instruction::opcode::*;
 use testgen_exec::{BranchOperands, CompareOperands};
+use testgen_project::Condition;
 
-/// The relation a conditional branch tests; the branch is taken when it holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Relation {
-    Equal,
-    NotEqual,
-    Less,
-    GreaterOrEqual,
-    Greater,
-    LessOrEqual,
-}
-
-impl Relation {
-    /// The relation of `ifeq`..`ifle` and `if_icmpeq`..`if_icmple` by their
-    /// place in that order.
-    fn of_index(index: u8) -> Relation {
-        match index {
-            0 => Relation::Equal,
-            1 => Relation::NotEqual,
-            2 => Relation::Less,
-            3 => Relation::GreaterOrEqual,
-            4 => Relation::Greater,
-            _ => Relation::LessOrEqual,
-        }
+/// How far `left condition right` is from holding (0 when it holds).
+fn distance(condition: Condition, left: f64, right: f64) -> f64 {
+    if condition.holds(left, right) {
+        return 0.0;
     }
-
-    fn negated(self) -> Relation {
-        match self {
-            Relation::Equal => Relation::NotEqual,
-            Relation::NotEqual => Relation::Equal,
-            Relation::Less => Relation::GreaterOrEqual,
-            Relation::GreaterOrEqual => Relation::Less,
-            Relation::Greater => Relation::LessOrEqual,
-            Relation::LessOrEqual => Relation::Greater,
-        }
-    }
-
-    /// How far `left relation right` is from holding (0 when it holds).
-    fn distance(self, left: f64, right: f64) -> f64 {
-        let holds = match self {
-            Relation::Equal => left == right,
-            Relation::NotEqual => left != right,
-            Relation::Less => left < right,
-            Relation::GreaterOrEqual => left >= right,
-            Relation::Greater => left > right,
-            Relation::LessOrEqual => left <= right,
-        };
-        if holds {
-            return 0.0;
-        }
-        match self {
-            Relation::Equal => (left - right).abs(),
-            Relation::NotEqual => 1.0,
-            Relation::Less | Relation::Greater => (left - right).abs() + 1.0,
-            Relation::GreaterOrEqual | Relation::LessOrEqual => (left - right).abs(),
-        }
+    match condition {
+        Condition::Eq => (left - right).abs(),
+        Condition::Ne => 1.0,
+        Condition::Lt | Condition::Gt => (left - right).abs() + 1.0,
+        Condition::Ge | Condition::Le => (left - right).abs(),
     }
 }
 
@@ -85,7 +41,7 @@ pub fn branch(
 ) -> Option<(f64, f64)> {
     let (relation, left, right) = match (opcode, operands) {
         (IFEQ..=IFLE, BranchOperands::Int { value }) => {
-            let relation = Relation::of_index(opcode - IFEQ);
+            let relation = Condition::of_opcode(opcode)?;
             match compared.and_then(compared_values) {
                 // `cmp(a, b) < 0` holds exactly when `a < b`; NaN makes
                 // every relation but `!=` fail, which is what the
@@ -95,7 +51,7 @@ pub fn branch(
             }
         }
         (IF_ICMPEQ..=IF_ICMPLE, BranchOperands::IntPair { left, right }) => (
-            Relation::of_index(opcode - IF_ICMPEQ),
+            Condition::of_opcode(opcode)?,
             f64::from(*left),
             f64::from(*right),
         ),
@@ -106,25 +62,25 @@ pub fn branch(
                 _ => false,
             };
             let relation = if opcode == IF_ACMPEQ {
-                Relation::Equal
+                Condition::Eq
             } else {
-                Relation::NotEqual
+                Condition::Ne
             };
             (relation, if same { 0.0 } else { 1.0 }, 0.0)
         }
         (IFNULL | IFNONNULL, BranchOperands::Ref { value }) => {
             let relation = if opcode == IFNULL {
-                Relation::Equal
+                Condition::Eq
             } else {
-                Relation::NotEqual
+                Condition::Ne
             };
             (relation, if value.is_none() { 0.0 } else { 1.0 }, 0.0)
         }
         _ => return None,
     };
     Some((
-        normalised(relation.distance(left, right)),
-        normalised(relation.negated().distance(left, right)),
+        normalised(distance(relation, left, right)),
+        normalised(distance(relation.negated(), left, right)),
     ))
 }
 

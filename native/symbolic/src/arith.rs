@@ -220,15 +220,7 @@ fn saturating_to_int(value: &Float, bits: u32) -> BV {
 }
 
 /// The branch conditions of `if<cond>` (against zero) and `if_icmp<cond>`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Condition {
-    Eq,
-    Ne,
-    Lt,
-    Ge,
-    Gt,
-    Le,
-}
+pub use testgen_project::Condition;
 
 /// Whether `if_icmp<condition>` (or `if<condition>` with `right` = 0) jumps.
 pub fn int_condition(condition: Condition, left: &BV, right: &BV) -> Bool {

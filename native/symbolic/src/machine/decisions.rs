@@ -196,30 +196,22 @@ impl<'p, 'a> Replay<'p, 'a> {
             }
         };
         let frame = frames.last_mut().expect("a frame");
-        let condition = |index: u8| match index {
-            0 => Condition::Eq,
-            1 => Condition::Ne,
-            2 => Condition::Lt,
-            3 => Condition::Ge,
-            4 => Condition::Gt,
-            _ => Condition::Le,
-        };
         let (jumps, taken): (Option<Bool>, bool) = match (op, operands) {
             (IFEQ..=IFLE, BranchOperands::Int { value }) => {
-                let test = condition(op - IFEQ);
+                let test = Condition::of_opcode(op).expect("an if<cond>");
                 let term = pop(frame)?
                     .as_int()
                     .map(|v| int_comparison(test, v, &BV::from_i64(0, 32)));
-                (term, concrete(test, i64::from(*value), 0))
+                (term, test.holds(i64::from(*value), 0))
             }
             (IF_ICMPEQ..=IF_ICMPLE, BranchOperands::IntPair { left, right }) => {
-                let test = condition(op - IF_ICMPEQ);
+                let test = Condition::of_opcode(op).expect("an if_icmp<cond>");
                 let (r, l) = (pop(frame)?, pop(frame)?);
                 let term = l
                     .as_int()
                     .zip(r.as_int())
                     .map(|(l, r)| int_comparison(test, l, r));
-                (term, concrete(test, i64::from(*left), i64::from(*right)))
+                (term, test.holds(i64::from(*left), i64::from(*right)))
             }
             (IF_ACMPEQ | IF_ACMPNE, BranchOperands::RefPair { left, right }) => {
                 let (r, l) = (pop(frame)?, pop(frame)?);
@@ -337,17 +329,6 @@ impl<'p, 'a> Replay<'p, 'a> {
         self.decide(frames, taken, taken_clause, outcomes);
         let relative = chosen.map_or(default, |&(_, target)| target);
         Ok(Control::Jump(target(instruction.offset, relative)))
-    }
-}
-
-fn concrete(condition: Condition, left: i64, right: i64) -> bool {
-    match condition {
-        Condition::Eq => left == right,
-        Condition::Ne => left != right,
-        Condition::Lt => left < right,
-        Condition::Ge => left >= right,
-        Condition::Gt => left > right,
-        Condition::Le => left <= right,
     }
 }
 
