@@ -365,13 +365,20 @@ pub struct Inferred {
     diamond: BTreeSet<usize>,
     /// The type a `null` argument is cast to, by statement and position.
     null_casts: BTreeMap<(usize, usize), GType>,
+    /// Calls whose result is declared with a class below the descriptor's
+    /// (what a type variable stands for), not with their erasure.
+    narrowed: BTreeSet<usize>,
 }
 
 impl Inferred {
     /// The source of the type statement `index`'s value is declared with,
-    /// when it has type arguments and its erasure is `erasure`.
+    /// when it has type arguments and its erasure is `erasure`, or when it
+    /// is what a type variable in the call's result stands for.
     pub fn declared(&self, index: usize, erasure: &JType) -> Option<String> {
         let declared = self.declared.get(index)?.as_ref()?;
+        if self.narrowed.contains(&index) {
+            return Some(declared.source());
+        }
         let same_class = matches!(erasure, JType::Class(name)
             if declared.erasure_name() == Some(name.as_str()));
         (same_class && declared.is_parameterized()).then(|| declared.source())
@@ -470,7 +477,8 @@ impl<'s> Inference<'s> {
         };
         for (index, statement) in plan.statements.iter().enumerate() {
             let ty = inference.statement(index, statement);
-            if let Some(ty) = ty.as_ref().filter(|ty| ty.is_parameterized()) {
+            let narrowed = inference.inferred.narrowed.contains(&index);
+            if let Some(ty) = ty.as_ref().filter(|ty| ty.is_parameterized() || narrowed) {
                 inference.inferred.declared[index] = Some(ty.clone());
             }
             inference.types.push(ty);
@@ -597,6 +605,7 @@ impl<'s> Inference<'s> {
                 args,
             } => {
                 let Some((signature, _)) = self.method(class, name, descriptor) else {
+                    self.cast_nulls_to_preset(index, descriptor, args);
                     return self.unknown_result(index, class, descriptor);
                 };
                 self.call_result(index, &signature, args, &mut BTreeMap::new(), descriptor)
@@ -639,12 +648,21 @@ impl<'s> Inference<'s> {
         // declares the descriptor's class, with the arguments it has there.
         let erasure = method_types(descriptor)?.1.map(|ty| GType::from_jtype(&ty));
         match (&result, erasure.as_ref().and_then(GType::erasure_name)) {
-            (GType::Class { name, .. }, Some(declared)) if name != declared => {
-                let args = self.as_supertype(&result, declared, 0)?;
-                Some(GType::Class {
-                    name: declared.to_string(),
-                    args,
-                })
+            (GType::Class { name, args }, Some(declared)) if name != declared => {
+                match self.as_supertype(&result, declared, 0) {
+                    Some(args) => Some(GType::Class {
+                        name: declared.to_string(),
+                        args,
+                    }),
+                    // A class that is not generic itself (`String` for a
+                    // `C extends Comparable<? super C>`): the call returns
+                    // one, and the test declares it so.
+                    None if args.is_empty() => {
+                        self.inferred.narrowed.insert(index);
+                        Some(result)
+                    }
+                    None => None,
+                }
             }
             _ => Some(result),
         }
@@ -978,6 +996,31 @@ impl<'s> Inference<'s> {
         }
     }
 
+    /// A static JDK method without a known signature whose result's use
+    /// told an earlier pass its one type argument (`Optional.ofNullable`):
+    /// its `Object` parameters are taken to be that variable, so that a
+    /// null passed there is cast to the argument (`Optional<String> o =
+    /// Optional.ofNullable((String) null)`), not to `Object`, which would
+    /// make the result an `Optional<Object>`.
+    fn cast_nulls_to_preset(&mut self, index: usize, descriptor: &str, args: &[Value]) {
+        let Some(GType::Class { args: known, .. }) = self.presets.get(&index) else {
+            return;
+        };
+        let [GArg::Exact(element)] = known.as_slice() else {
+            return;
+        };
+        let Some((parameters, _)) = method_types(descriptor) else {
+            return;
+        };
+        for (position, (arg, parameter)) in args.iter().zip(parameters).enumerate() {
+            if matches!(arg, Value::Null) && parameter == JType::object() {
+                self.inferred
+                    .null_casts
+                    .insert((index, position), element.clone());
+            }
+        }
+    }
+
     /// The type of a call's result from its descriptor alone (a method
     /// called on a raw receiver).
     fn erased_result(&self, descriptor: &str) -> Option<GType> {
@@ -1168,6 +1211,91 @@ mod tests {
         assert_eq!(
             declared(&inferred, 0, "p.Range").as_deref(),
             Some("p.Range<java.lang.String>")
+        );
+        assert_eq!(
+            inferred
+                .null_cast(0, 0)
+                .map(|s| strip_markers(&s))
+                .as_deref(),
+            Some("java.lang.String")
+        );
+    }
+
+    #[test]
+    fn a_result_of_a_bound_type_variable_is_declared_as_what_it_stands_for() {
+        // Range<String> range = Range.closed("a", "b"); String upper = range.upperEndpoint();
+        let signatures = Signatures {
+            classes: [(
+                "p.Range".to_string(),
+                "<C::Ljava/lang/Comparable<-TC;>;>Ljava/lang/Object;".to_string(),
+            )]
+            .into(),
+            methods: vec![
+                method(
+                    "p.Range",
+                    "closed",
+                    "(Ljava/lang/Comparable;Ljava/lang/Comparable;)Lp/Range;",
+                    "<C::Ljava/lang/Comparable<-TC;>;>(TC;TC;)Lp/Range<TC;>;",
+                ),
+                method(
+                    "p.Range",
+                    "upperEndpoint",
+                    "()Ljava/lang/Comparable;",
+                    "()TC;",
+                ),
+            ],
+        };
+        let plan = plan(vec![
+            Statement::CallStatic {
+                class: "p.Range".into(),
+                name: "closed".into(),
+                descriptor: "(Ljava/lang/Comparable;Ljava/lang/Comparable;)Lp/Range;".into(),
+                args: vec![Value::string("a"), Value::string("b")],
+            },
+            Statement::Call {
+                receiver: Value::Ref { statement: 0 },
+                class: "p.Range".into(),
+                name: "upperEndpoint".into(),
+                descriptor: "()Ljava/lang/Comparable;".into(),
+                args: vec![],
+            },
+        ]);
+        let inferred = infer(&plan, &signatures);
+        assert_eq!(
+            declared(&inferred, 1, "java.lang.Comparable").as_deref(),
+            Some("java.lang.String")
+        );
+    }
+
+    #[test]
+    fn a_null_in_a_jdk_factory_is_cast_to_what_the_results_use_asks_for() {
+        let signatures = Signatures {
+            methods: vec![method(
+                "p.Names",
+                "present",
+                "(Ljava/util/Optional;)Z",
+                "(Ljava/util/Optional<Ljava/lang/String;>;)Z",
+            )],
+            ..Signatures::default()
+        };
+        let plan = plan(vec![
+            Statement::CallStatic {
+                class: "java.util.Optional".into(),
+                name: "ofNullable".into(),
+                descriptor: "(Ljava/lang/Object;)Ljava/util/Optional;".into(),
+                args: vec![Value::Null],
+            },
+            Statement::CallStatic {
+                class: "p.Names".into(),
+                name: "present".into(),
+                descriptor: "(Ljava/util/Optional;)Z".into(),
+                args: vec![Value::Ref { statement: 0 }],
+            },
+        ]);
+        let inferred = infer(&plan, &signatures);
+        assert_eq!(
+            declared(&inferred, 0, "java.util.Optional").as_deref(),
+            Some("java.util.Optional<java.lang.String>")
         );
         assert_eq!(
             inferred
