@@ -957,14 +957,27 @@ fn a_loop_that_never_ends_costs_its_runs_not_the_class_and_is_named() {
     // Bounded by runs, not time (alone it explores in about a third of
     // the budget), so that tests running beside it cannot change what it
     // reaches.
-    let generated = generate("bounded", &classes, &["--budget", "60", "--max-runs", "12"]);
+    // Exploring alone (no search runs).
+    let generated = generate(
+        "bounded",
+        &classes,
+        &[
+            "--budget",
+            "60",
+            "--max-runs",
+            "12",
+            "--max-evaluations",
+            "0",
+        ],
+    );
     let report = &generated.report;
     let class = &report["classes"][0];
     assert_eq!(class["class"], "fixtures.bounded.Wrapper", "{report:#}");
+    assert_eq!(class["search_runs"], 0, "{class:#}");
     // Entering `rule`'s loop with the empty pattern the solver gives never
-    // ends: that outcome is the one left, and the report says why. Every
-    // other method still got its share of the budget and is covered,
-    // through `rule` as a context call too.
+    // ends: that outcome is the one exploring leaves, and the report says
+    // why. Every other method still got its share of the budget and is
+    // covered, through `rule` as a context call too.
     let uncovered = class["uncovered"].as_array().cloned().unwrap_or_default();
     assert_eq!(uncovered.len(), 1, "{class:#}");
     assert!(
@@ -973,10 +986,27 @@ fn a_loop_that_never_ends_costs_its_runs_not_the_class_and_is_named() {
     );
     assert_eq!(uncovered[0]["blockers"][0]["kind"], "run_hung", "{class:#}");
     assert_eq!(class["branches_infeasible"], 0, "{class:#}");
+
+    // With search, a pattern that is not empty enters the loop and leaves
+    // it; the runs that hang cost search their time limit each, not the
+    // class its budget.
+    let searched = generate(
+        "bounded-search",
+        &classes,
+        &["--budget", "60", "--max-runs", "12"],
+    );
+    let class = &searched.report["classes"][0];
+    assert_eq!(class["branches_covered"], class["branches"], "{class:#}");
+    assert!(class["seconds"].as_f64().unwrap() < 60.0, "{class:#}");
     // No test hangs: none was made of a run that did not finish.
-    let dir = scratch_dir("bounded-run");
-    let test_classes = compile_tests(&dir, &classes, &generated.out, 5);
-    let run = launch(&classes, &test_classes, 5, &[], &[]);
-    assert_eq!(run.failed, 0, "{}", run.summary);
-    assert!(run.tests > 0, "{}", run.summary);
+    for (name, generated) in [
+        ("bounded-run", &generated),
+        ("bounded-search-run", &searched),
+    ] {
+        let dir = scratch_dir(name);
+        let test_classes = compile_tests(&dir, &classes, &generated.out, 5);
+        let run = launch(&classes, &test_classes, 5, &[], &[]);
+        assert_eq!(run.failed, 0, "{}", run.summary);
+        assert!(run.tests > 0, "{}", run.summary);
+    }
 }

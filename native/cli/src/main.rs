@@ -107,6 +107,9 @@ struct GenerateArgs {
     /// Runs of one method at most while exploring.
     #[arg(long, value_name = "N", default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..))]
     max_runs: u32,
+    /// Plans the search runs for one class at most, after exploring.
+    #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u32))]
+    max_evaluations: u32,
     /// Only classes whose binary name matches (`*` within a package segment,
     /// `**` across them, `?` one character); repeatable.
     #[arg(long, value_name = "GLOB", value_parser = parse_glob)]
@@ -369,6 +372,7 @@ fn run_generate(args: GenerateArgs) -> ExitCode {
         },
         budget: Duration::from_secs_f64(args.budget),
         max_runs_per_method: args.max_runs as usize,
+        max_evaluations: args.max_evaluations as usize,
         include: args.include,
         exclude: args.exclude,
         mode: match args.mode {

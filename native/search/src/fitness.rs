@@ -80,6 +80,14 @@ impl GoalGraph {
         GoalGraph { parents }
     }
 
+    /// The same graph with `extra` more goals that depend on nothing (a
+    /// method's goals beyond its branches: a run that returns).
+    pub fn extended(&self, extra: usize) -> GoalGraph {
+        let mut parents = self.parents.clone();
+        parents.extend(std::iter::repeat_with(Vec::new).take(extra));
+        GoalGraph { parents }
+    }
+
     /// The goals `goal` is control dependent on; empty when its branch
     /// runs whenever its method does.
     pub fn parents(&self, goal: GoalId) -> &[GoalId] {

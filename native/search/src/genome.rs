@@ -13,7 +13,7 @@ use testgen_classfile::constant_pool::Constant;
 use testgen_classfile::descriptor::BaseType;
 use testgen_classfile::instruction::Operands;
 use testgen_classfile::ClassFile;
-use testgen_construct::template::{Choice, HoleKind, Template};
+use testgen_construct::template::{Choice, Hole, HoleKind, Template};
 use testgen_construct::HoleValues;
 use testgen_exec::Value;
 
@@ -85,6 +85,18 @@ impl Constants {
     }
 }
 
+impl Constants {
+    /// Adds `value` to the integers (kept sorted, each once, at most
+    /// [`MAX_CONSTANTS`]; a full list takes no more).
+    pub fn add_integer(&mut self, value: i64) {
+        if let Err(at) = self.integers.binary_search(&value) {
+            if self.integers.len() < MAX_CONSTANTS {
+                self.integers.insert(at, value);
+            }
+        }
+    }
+}
+
 /// Concrete values for a template's holes, by hole path.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Genome {
@@ -148,7 +160,7 @@ impl Genome {
     /// Changes one hole of `template`, chosen at random, in one of the ways
     /// its kind allows; false when the template has no holes.
     pub fn mutate(&mut self, template: &Template, constants: &Constants, rng: &mut Rng) -> bool {
-        let holes = template.holes();
+        let holes = self.live_holes(template);
         let Some(hole) = rng.pick(&holes) else {
             return false;
         };
@@ -175,6 +187,44 @@ impl Genome {
             }
         }
         true
+    }
+
+    /// The holes of `template` whose values make a difference now: the
+    /// roots, and within each reference hole not null only those of its
+    /// current choice (the elements and entries in use), depth first.
+    /// Mutating a hole of a choice not taken changes nothing.
+    pub fn live_holes<'t>(&self, template: &'t Template) -> Vec<&'t Hole> {
+        let mut live = Vec::new();
+        let mut stack: Vec<&Hole> = template
+            .receiver
+            .iter()
+            .chain(template.prefix.iter().flat_map(|call| call.args.iter()))
+            .chain(template.args.iter())
+            .rev()
+            .collect();
+        while let Some(hole) = stack.pop() {
+            live.push(hole);
+            let HoleKind::Reference { choices, .. } = &hole.kind else {
+                continue;
+            };
+            if self.is_null(&hole.path) || choices.is_empty() {
+                continue;
+            }
+            let choice = &choices[self.choice(&hole.path).min(choices.len() - 1)];
+            let inner: Vec<&Hole> = match choice {
+                Choice::ReferenceArray { elements, .. } => {
+                    let used = self.length(&hole.path).clamp(0, elements.len() as i32);
+                    elements.iter().take(used as usize).collect()
+                }
+                Choice::Collection { place, entries, .. } => {
+                    let used = (self.length(place).max(1) as usize).min(entries.len());
+                    entries.iter().take(used).flatten().collect()
+                }
+                other => other.inner_holes(),
+            };
+            stack.extend(inner.into_iter().rev());
+        }
+        live
     }
 
     /// Changes what the chosen way of filling hole `path` holds.
@@ -216,6 +266,13 @@ impl Genome {
                 let length = self.length(path);
                 self.lengths
                     .insert(path.to_string(), resized(length, elements.len(), rng));
+            }
+            Choice::Collection { place, entries, .. } => {
+                // How many entries are added; what they hold is in their
+                // own holes, mutated on their own.
+                let length = self.length(place);
+                self.lengths
+                    .insert(place.clone(), resized(length, entries.len(), rng));
             }
             // What these build is in their own holes, mutated on their own.
             _ => {}
@@ -347,8 +404,18 @@ fn mutated_number(current: &Value, base: BaseType, constants: &Constants, rng: &
         BaseType::Int => (i64::from(i32::MIN), i64::from(i32::MAX)),
         _ => (i64::MIN, i64::MAX),
     };
-    let next = match rng.below(7) {
+    let next = match rng.below(8) {
         0..=2 => now.saturating_add(rng.between(-10, 10)),
+        // A step of any power of two, up or down: a goal's distance far
+        // off closes in few generations.
+        7 => {
+            let step = 1i64 << rng.below(if base == BaseType::Long { 62 } else { 30 });
+            if rng.chance(0.5) {
+                now.saturating_add(step)
+            } else {
+                now.saturating_sub(step)
+            }
+        }
         3 if base == BaseType::Char => rng.between(0x20, 0x7e),
         3 => rng.between(-100, 100),
         4 => rng.pick(&constants.integers).copied().unwrap_or(0),

@@ -10,6 +10,10 @@
 //!   else the approach level (control-dependence levels between the goal
 //!   and the closest branch the run reached) plus that branch's distance.
 //!
+//! - [`engine`]: the loop: a population of template-and-genome tests,
+//!   offspring by crossover and mutation, survivors by preference rank,
+//!   an archive of the covering tests; plans run by the caller's
+//!   [`Evaluator`].
 //! - [`archive`]: DynaMOSA's bookkeeping: the shortest test per covered
 //!   goal, the current targets (uncovered goals a covered goal or nothing
 //!   controls), and the preference ranking of a population on them.
@@ -23,8 +27,12 @@
 
 pub mod archive;
 pub mod distance;
+pub mod engine;
 pub mod fitness;
 pub mod genome;
 pub mod rng;
 
+pub use engine::{
+    search, Evaluated, Evaluator, Found, Problem, SearchOptions, SearchOutcome, Stop,
+};
 pub use fitness::{fitness, GoalGraph, NEVER_REACHED};

@@ -381,6 +381,7 @@ fn run_workers(
     };
     let class_options = &GenerateOptions {
         max_runs_per_method: options.max_runs_per_method * depth as usize,
+        max_evaluations: options.max_evaluations * depth as usize,
         budget: options.budget * depth,
         ..options.clone()
     };

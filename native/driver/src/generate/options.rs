@@ -49,6 +49,9 @@ pub struct GenerateOptions {
     /// Runs of one method at most: the limit that keeps output deterministic
     /// (the time budget is only a safety net).
     pub max_runs_per_method: usize,
+    /// Plans search runs for one class at most (after exploring): like
+    /// `max_runs_per_method`, the bound that keeps output deterministic.
+    pub max_evaluations: usize,
     pub include: Vec<Glob>,
     pub exclude: Vec<Glob>,
     pub mode: Mode,
@@ -87,11 +90,12 @@ impl GenerateOptions {
         // touch files are never kept), and leaving it out keeps a cache
         // valid when the project moves.
         let text = format!(
-            "testgen {}\njunit {:?}\nbudget {} ms\nmax runs {}\nseed {}\nrelease {}\nclasspath {}\ntest jvm {:?}\n",
+            "testgen {}\njunit {:?}\nbudget {} ms\nmax runs {}\nmax evaluations {}\nseed {}\nrelease {}\nclasspath {}\ntest jvm {:?}\n",
             env!("CARGO_PKG_VERSION"),
             self.junit,
             self.budget.as_millis(),
             self.max_runs_per_method,
+            self.max_evaluations,
             self.seed,
             self.release,
             classpath.join(":"),
@@ -239,6 +243,7 @@ mod tests {
             junit: JUnit::Five,
             budget: Duration::from_secs(1),
             max_runs_per_method: 1,
+            max_evaluations: 1,
             include: vec![glob("a.**")],
             exclude: vec![glob("a.internal.*")],
             mode: Mode::Incremental,

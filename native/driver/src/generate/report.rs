@@ -138,6 +138,16 @@ pub struct Effort {
     /// Seconds in the solver, and exploring in all (solver included).
     pub solver_seconds: f64,
     pub explore_seconds: f64,
+    /// Plans the search ran, its seconds, and the branch outcomes its
+    /// tests added to what exploring's tests cover (before validation).
+    pub search_runs: usize,
+    pub search_seconds: f64,
+    pub search_goals: usize,
+    /// 1 when the class's time, not its count bounds (`--max-runs`,
+    /// `--max-evaluations`), ended exploring or search: its tests may
+    /// differ between runs on machines of other speeds (0 otherwise; the
+    /// summary counts such classes).
+    pub stopped_by_budget: usize,
     pub seconds: f64,
 }
 
@@ -150,6 +160,10 @@ impl Effort {
         self.paths += other.paths;
         self.solver_seconds += other.solver_seconds;
         self.explore_seconds += other.explore_seconds;
+        self.search_runs += other.search_runs;
+        self.search_seconds += other.search_seconds;
+        self.search_goals += other.search_goals;
+        self.stopped_by_budget += other.stopped_by_budget;
         self.seconds += other.seconds;
     }
 }
@@ -237,7 +251,9 @@ impl Report {
     }
 
     /// `3 classes (1 generated, 2 unchanged), 25 tests, 40/44 branch outcomes covered (2 proven infeasible), 12.3 s`:
-    /// the statuses that occurred, in [`Status::ALL`] order.
+    /// the statuses that occurred, in [`Status::ALL`] order, and how many
+    /// classes their `--budget` stopped (whose tests may differ on a
+    /// machine of another speed), when any did.
     pub fn summary_line(&self) -> String {
         let s = &self.summary;
         let statuses: Vec<String> = Status::ALL
@@ -247,8 +263,13 @@ impl Report {
                 (count > 0).then(|| format!("{count} {}", status.name()))
             })
             .collect();
+        let stopped = match s.effort.stopped_by_budget {
+            0 => String::new(),
+            1 => ", 1 class stopped by its budget".to_string(),
+            n => format!(", {n} classes stopped by their budget"),
+        };
         format!(
-            "{} classes ({}), {} tests, {}/{} branch outcomes covered ({} proven infeasible), {:.1} s",
+            "{} classes ({}), {} tests, {}/{} branch outcomes covered ({} proven infeasible){stopped}, {:.1} s",
             s.classes,
             if statuses.is_empty() { "none".to_string() } else { statuses.join(", ") },
             s.tests,
@@ -310,6 +331,10 @@ mod tests {
                 paths: 4,
                 solver_seconds: 0.25,
                 explore_seconds: 0.375,
+                search_runs: 7,
+                search_seconds: 0.125,
+                search_goals: 1,
+                stopped_by_budget: 0,
                 seconds: 0.5,
             },
         }
@@ -363,6 +388,12 @@ mod tests {
         assert_eq!(
             report.summary_line(),
             "2 classes (1 generated, 1 failed), 2 tests, 6/8 branch outcomes covered (2 proven infeasible), 1.2 s"
+        );
+        report.classes[1].effort.stopped_by_budget = 1;
+        report.finish();
+        assert_eq!(
+            report.summary_line(),
+            "2 classes (1 generated, 1 failed), 2 tests, 6/8 branch outcomes covered (2 proven infeasible), 1 class stopped by its budget, 1.2 s"
         );
 
         let dir = std::env::temp_dir()

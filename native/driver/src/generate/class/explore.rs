@@ -22,9 +22,14 @@ pub struct Explored {
     pub options: ExploreOptions,
 }
 
-/// The share of a class's `--budget` that exploring may spend; the rest is
-/// for running, minimising and validating the tests.
-const EXPLORE_SHARE: (u32, u32) = (4, 5);
+/// The share of a class's `--budget` that exploring may spend: it covers
+/// what it models in few runs, and then enumerates paths that cover
+/// nothing new; search takes over from there.
+pub const EXPLORE_SHARE: (u32, u32) = (2, 5);
+
+/// The share of the budget that exploring and searching together may
+/// spend; the rest is for running, minimising and validating the tests.
+pub const GENERATE_SHARE: (u32, u32) = (4, 5);
 
 /// Explores every target of the class within its share of the budget, in
 /// two rounds (a quarter of the runs each, then the rest where paths are

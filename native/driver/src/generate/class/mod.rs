@@ -5,10 +5,13 @@
 //!    constructor, concolically (or its cached exploration);
 //! 3. [`select`](select::select): the plans that cover what exploring
 //!    reached, run and measured;
-//! 4. [`cases`](cases::make_cases): each shrunk, run again under the same
+//! 4. [`search`](search::search_open_goals): many-objective search for
+//!    the goals the chosen plans leave open, in what exploring left of
+//!    its share of the budget; its tests join the chosen ones;
+//! 5. [`cases`](cases::make_cases): each shrunk, run again under the same
 //!    and under other conditions, the class's static state handled;
-//! 5. [`validate`](validate::validate): emitted, compiled and run with JUnit;
-//! 6. [`diagnose`](diagnose::diagnose): what the kept tests cover and why
+//! 6. [`validate`](validate::validate): emitted, compiled and run with JUnit;
+//! 7. [`diagnose`](diagnose::diagnose): what the kept tests cover and why
 //!    the rest stayed open.
 //!
 //! Every plan after exploring runs through one [`PlanRunner`], which
@@ -19,6 +22,7 @@ mod diagnose;
 mod explore;
 mod readable;
 pub mod runner;
+mod search;
 mod select;
 mod shrink;
 mod signatures;
@@ -31,7 +35,7 @@ use testgen_classfile::ClassFile;
 use testgen_construct::Recipes;
 use testgen_emit::{TestClass, Validator};
 use testgen_exec::{Environment, ExecError, Executor};
-use testgen_project::{ClassGoals, ClassName};
+use testgen_project::{Blocker, ClassGoals, ClassName};
 use testgen_symbolic::explore::Exploration;
 
 use super::inputs::InputsBuilt;
@@ -166,9 +170,51 @@ pub fn generate_class(
     let mut runner = PlanRunner::new(executor);
 
     let explored = explore::explore_methods(&job, &mut runner, reuse, &mut result.effort)?;
-    let selection = select::select(&job, &mut runner, &explored)?;
+    let mut selection = select::select(&job, &mut runner, &explored)?;
     result.effort.candidates = selection.candidates;
     result.load_error = selection.load_error;
+    // Search has what exploring left of its share of the budget.
+    let (share, of) = explore::GENERATE_SHARE;
+    let search_until = started + options.budget * share / of;
+    let mut covered: select::Coverage = selection
+        .chosen
+        .iter()
+        .flat_map(|chosen| chosen.coverage.iter().copied())
+        .collect();
+    let (searched, effort) =
+        search::search_open_goals(&job, &mut runner, &explored, &covered, search_until)?;
+    result.effort.search_runs = effort.evaluations;
+    result.effort.search_seconds = effort.seconds;
+    let explore_stopped_by_time = explored.methods.iter().any(|(_, found)| {
+        found.failure == Some(Blocker::Budget) || found.blockers.contains(&Blocker::Budget)
+    });
+    result.effort.stopped_by_budget =
+        usize::from(explore_stopped_by_time || effort.stopped_by_time);
+    let branch_goals = job.goals.len() as u32;
+    for found in searched {
+        let Some(act) = explored
+            .methods
+            .iter()
+            .position(|(method, _)| *method == found.method)
+        else {
+            continue;
+        };
+        let act = branch_goals + act as u32;
+        if found.coverage.is_subset(&covered) {
+            continue;
+        }
+        if let Some(chosen) = select::measure_plan(&job, &mut runner, &found.plan, act)? {
+            if !chosen.coverage.is_subset(&covered) {
+                result.effort.search_goals += chosen
+                    .coverage
+                    .iter()
+                    .filter(|&&goal| goal < branch_goals && !covered.contains(&goal))
+                    .count();
+                covered.extend(chosen.coverage.iter().copied());
+                selection.chosen.push(chosen);
+            }
+        }
+    }
     let cases = cases::make_cases(&job, &mut runner, selection.chosen, varied)?;
     let kept = match validate::validate(&cases, validator) {
         Ok(kept) => kept,

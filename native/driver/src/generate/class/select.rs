@@ -154,6 +154,30 @@ pub fn select(
     })
 }
 
+/// A plan made elsewhere (by search) for the method with pseudo-goal
+/// `act`, run and measured as a candidate (with its receiver observed);
+/// `None` when the run is of no use for a test.
+pub fn measure_plan(
+    job: &ClassJob<'_, '_, '_>,
+    runner: &mut PlanRunner<'_>,
+    plan: &Plan,
+    act: u32,
+) -> Result<Option<Chosen>, ExecError> {
+    let mut candidate = Candidate {
+        plan: with_receiver_observed(plan),
+        act,
+        estimate: Coverage::new(),
+        runs: None,
+    };
+    let mut load_error = None;
+    measure(job, runner, &mut candidate, &mut load_error)?;
+    Ok(candidate.runs.flatten().map(|(first, coverage)| Chosen {
+        plan: candidate.plan,
+        first,
+        coverage,
+    }))
+}
+
 /// Runs a candidate once (if not done yet) and returns what it covers, or
 /// `None` when it hung, exited, crashed or could not load a class (no test
 /// is made of it).
@@ -204,7 +228,7 @@ pub fn covered_ids(job: &ClassJob<'_, '_, '_>, outcome: &PlanOutcome) -> Coverag
 /// it throws depends on which test touched the class first (the first gets
 /// `ExceptionInInitializerError`, later ones `NoClassDefFoundError`), so it
 /// would pass or fail with the order JUnit runs the tests in.
-fn linkage_error(outcome: &PlanOutcome) -> Option<String> {
+pub(super) fn linkage_error(outcome: &PlanOutcome) -> Option<String> {
     const LINKAGE_ERRORS: [&str; 7] = [
         "java.lang.NoClassDefFoundError",
         "java.lang.ExceptionInInitializerError",
