@@ -16,8 +16,10 @@
 #                  and com.google.gson.stream (not its internal packages)
 # runs `testgen generate` from scratch with a fixed seed, --max-runs and
 # --budget (timed with /usr/bin/time), compiles the generated tests with javac,
-# runs them with JUnit 5 under JaCoCo, then runs generate twice more with the
-# same --cache and --out: unchanged, and after one class changed (see
+# runs them with JUnit 5 under JaCoCo, then (the working tree's binary
+# only) generates from scratch at a sixth and at half of --budget to show how
+# fast coverage rises (testgen's own branch counts), then runs generate twice
+# more with the same --cache and --out: unchanged, and after one class changed (see
 # change_corpus below). testgen-bench (native/bench) reads it all, prints the
 # tables and writes the figures to OUT/<label>/bench.json (and OUT/bench.json).
 #
@@ -220,13 +222,34 @@ generate_phase() {
   return "$rc"
 }
 
-# bench_corpus BIN NAME DIR: the full run, its tests under javac/JUnit/JaCoCo,
-# then the two incremental re-runs.
+# rise_phases BIN DIR: how fast coverage rises with the time a class gets:
+# the same generation from scratch at a sixth and at half of --budget
+# (testgen's own probe counts; the full run is the point at --budget), in
+# DIR/rise-SECONDS/ with a cache and tests of their own.
+rise_phases() {
+  local bin=$1 dir=$2 seconds phase
+  for seconds in $((BUDGET / 6)) $((BUDGET / 2)); do
+    [ "$seconds" -gt 0 ] || continue
+    phase=rise-$seconds
+    mkdir -p "$dir/$phase"
+    run_generate "$bin" "$dir/$phase/rusage.txt" "$dir/$phase/generate.log" \
+      --classes "$INPUT" --classpath "$DEPS" --out "$dir/$phase/generated-tests" --cache "$dir/$phase/cache" \
+      --report "$dir/$phase/report" --mode full --jobs "$JOBS" --seed "$SEED" --max-runs "$MAX_RUNS" \
+      --budget "$seconds" "${INCLUDE_OPTS[@]}"
+    echo "$?" >"$dir/$phase/exit"
+    printf '  %-9s %s\n' "$phase" "$(tail -n 1 "$dir/$phase/generate.log")"
+  done
+}
+
+# bench_corpus BIN NAME DIR LABEL: the full run, its tests under
+# javac/JUnit/JaCoCo, the coverage rise (work side only: it costs two more
+# generations), then the two incremental re-runs.
 bench_corpus() {
-  local bin=$1 name=$2 dir=$3
+  local bin=$1 name=$2 dir=$3 label=$4
   echo "== $name: $("$bin" --version 2>/dev/null) ($bin) -> $dir"
   prepare_corpus "$name" "$dir" || { echo "bench: could not prepare $name"; return 1; }
   GENERATE_OPTS=(--mode incremental --jobs "$JOBS" --seed "$SEED" --max-runs "$MAX_RUNS" --budget "$BUDGET")
+  INCLUDE_OPTS=()
   local include includes extra=""
   if [ "$QUICK" -eq 1 ]; then
     read -ra includes <<<"$(quick_includes "$name")"
@@ -236,6 +259,7 @@ bench_corpus() {
   if [ ${#includes[@]} -gt 0 ]; then
     for include in "${includes[@]}"; do
       GENERATE_OPTS+=(--include "$include")
+      INCLUDE_OPTS+=(--include "$include")
       extra="$extra --include $include"
     done
   fi
@@ -270,6 +294,8 @@ bench_corpus() {
       print_junit_failures "$dir"
     fi
   fi
+
+  [ "$label" != work ] || rise_phases "$bin" "$dir"
 
   generate_phase "$bin" "$dir" unchanged
   if change_corpus "$name" "$dir"; then
@@ -345,7 +371,7 @@ for name in "${CORPORA[@]}"; do
   # Alternate who goes first, so neither side always runs on a cooler machine.
   if [ ${#labels[@]} -eq 2 ] && [ $((i % 2)) -eq 1 ]; then order=(work base); fi
   for label in "${order[@]}"; do
-    bench_corpus "${BIN_OF[$label]}" "$name" "${RUN_OF[$label]}/$name"
+    bench_corpus "${BIN_OF[$label]}" "$name" "${RUN_OF[$label]}/$name" "$label"
     echo "$name" >>"${RUN_OF[$label]}/corpora.txt"
   done
   i=$((i + 1))

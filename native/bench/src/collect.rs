@@ -25,7 +25,7 @@ use quick_xml::events::Event;
 use quick_xml::Reader;
 use serde_json::Value;
 
-use crate::model::{Bench, ClassRow, Corpus, Figures, Machine, Rerun};
+use crate::model::{Bench, ClassRow, Corpus, Figures, Machine, Rerun, RisePoint};
 
 /// `key=value` lines (blank lines and `#` comments skipped).
 pub fn read_env(path: &Path) -> BTreeMap<String, String> {
@@ -209,6 +209,39 @@ fn read_phase(dir: &Path) -> Option<Phase> {
     })
 }
 
+/// The rise runs' (`rise-SECONDS/`) and the full run's branch counts by
+/// budget, ascending; the full run's budget is its report's option.
+fn coverage_rise(dir: &Path, full: &Value) -> Vec<RisePoint> {
+    let point = |seconds: u64, report: &Value| {
+        Some(RisePoint {
+            seconds,
+            branches_covered: report.pointer("/summary/branches_covered")?.as_u64()?,
+            branches: report.pointer("/summary/branches")?.as_u64()?,
+        })
+    };
+    let mut points: Vec<RisePoint> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let seconds = name.strip_prefix("rise-")?.parse().ok()?;
+            point(seconds, &read_phase(&entry.path())?.report?)
+        })
+        .collect();
+    if points.is_empty() {
+        return points;
+    }
+    let budget = read_env(&dir.join("..").join("run.env"))
+        .get("option_budget")
+        .and_then(|b| b.parse::<f64>().ok());
+    if let Some(full) = budget.and_then(|b| point(b.round() as u64, full)) {
+        points.push(full);
+    }
+    points.sort_by_key(|p| p.seconds);
+    points
+}
+
 fn statuses(report: &Value) -> BTreeMap<String, u64> {
     report
         .pointer("/summary/statuses")
@@ -334,6 +367,13 @@ fn read_corpus(dir: &Path, problems: &mut Vec<String>) -> Corpus {
         figures.runs = u64_at(&effort, "runs");
         figures.solver_seconds = f64_at(&effort, "solver_seconds");
         figures.explore_seconds = f64_at(&effort, "explore_seconds");
+        figures.search_runs = u64_at(&effort, "search_runs");
+        figures.search_seconds = f64_at(&effort, "search_seconds");
+        figures.search_goals = u64_at(&effort, "search_goals");
+        figures.stopped_by_budget = u64_at(&effort, "stopped_by_budget");
+        figures.testgen_branches_covered = u64_at(&summary, "branches_covered");
+        figures.testgen_branches = u64_at(&summary, "branches");
+        figures.coverage_rise = coverage_rise(dir, report);
         figures.testgen_peak_rss_mib = u64_at(&summary, "peak_rss_kib")
             .filter(|&k| k > 0)
             .map(|k| k as f64 / 1024.0);

@@ -112,6 +112,34 @@ pub struct Figures {
     pub solver_share: Option<f64>,
     /// runs / class_seconds (per worker-second).
     pub plans_per_second: Option<f64>,
+    /// The search engine: plans it ran and its seconds (worker-seconds),
+    /// the branch outcomes its tests added to exploring's, and classes
+    /// whose budget (not their count bounds) stopped exploring or search.
+    #[serde(default)]
+    pub search_runs: Option<u64>,
+    #[serde(default)]
+    pub search_seconds: Option<f64>,
+    #[serde(default)]
+    pub search_goals: Option<u64>,
+    #[serde(default)]
+    pub stopped_by_budget: Option<u64>,
+    /// search_runs / search_seconds.
+    #[serde(default)]
+    pub search_plans_per_second: Option<f64>,
+    /// search_goals / testgen's covered branch outcomes: the share of the
+    /// covered goals that search's tests added.
+    #[serde(default)]
+    pub search_goal_share: Option<f64>,
+    /// testgen's own probe counts over every class's report.
+    #[serde(default)]
+    pub testgen_branches_covered: Option<u64>,
+    #[serde(default)]
+    pub testgen_branches: Option<u64>,
+    /// Branch outcomes covered (testgen's probes) when each class has
+    /// `seconds`: the runs at a sixth and at half of the budget, and the
+    /// full run, in ascending `seconds`.
+    #[serde(default)]
+    pub coverage_rise: Vec<RisePoint>,
     /// Re-run with nothing changed, and after one class changed.
     pub unchanged: Option<Rerun>,
     pub changed: Option<Rerun>,
@@ -127,6 +155,20 @@ pub struct Figures {
     pub static_state_classes: u64,
     #[serde(default)]
     pub static_resets: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RisePoint {
+    /// `--budget` of the run.
+    pub seconds: u64,
+    pub branches_covered: u64,
+    pub branches: u64,
+}
+
+impl RisePoint {
+    pub fn coverage(&self) -> Option<f64> {
+        (self.branches > 0).then(|| self.branches_covered as f64 / self.branches as f64)
+    }
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -185,6 +227,35 @@ fn add_up<'a>(maps: impl Iterator<Item = &'a BTreeMap<String, u64>>) -> BTreeMap
     total
 }
 
+/// The corpora's rise points added up per budget, for the budgets every
+/// corpus has.
+fn rise_total(corpora: &[Corpus]) -> Vec<RisePoint> {
+    let Some(first) = corpora.first() else {
+        return Vec::new();
+    };
+    first
+        .figures
+        .coverage_rise
+        .iter()
+        .filter_map(|point| {
+            let at = |c: &Corpus| {
+                c.figures
+                    .coverage_rise
+                    .iter()
+                    .find(|p| p.seconds == point.seconds)
+                    .cloned()
+            };
+            let all: Option<Vec<RisePoint>> = corpora.iter().map(at).collect();
+            let all = all?;
+            Some(RisePoint {
+                seconds: point.seconds,
+                branches_covered: all.iter().map(|p| p.branches_covered).sum(),
+                branches: all.iter().map(|p| p.branches).sum(),
+            })
+        })
+        .collect()
+}
+
 fn max(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
     values.flatten().reduce(f64::max)
 }
@@ -198,6 +269,8 @@ impl Figures {
         self.paths_per_second = div(f(self.paths), self.explore_seconds);
         self.solver_share = div(self.solver_seconds, self.class_seconds);
         self.plans_per_second = div(f(self.runs), self.class_seconds);
+        self.search_plans_per_second = div(f(self.search_runs), self.search_seconds);
+        self.search_goal_share = div(f(self.search_goals), f(self.testgen_branches_covered));
         self.methods_fully_built_share = div(f(self.methods_fully_built), f(self.methods));
     }
 
@@ -253,6 +326,13 @@ impl Figures {
             runs: sum(figs().map(|f| f.runs)),
             solver_seconds: sum(figs().map(|f| f.solver_seconds)),
             explore_seconds: sum(figs().map(|f| f.explore_seconds)),
+            search_runs: sum(figs().map(|f| f.search_runs)),
+            search_seconds: sum(figs().map(|f| f.search_seconds)),
+            search_goals: sum(figs().map(|f| f.search_goals)),
+            stopped_by_budget: sum(figs().map(|f| f.stopped_by_budget)),
+            testgen_branches_covered: sum(figs().map(|f| f.testgen_branches_covered)),
+            testgen_branches: sum(figs().map(|f| f.testgen_branches)),
+            coverage_rise: rise_total(corpora),
             unchanged: rerun(|f| &f.unchanged),
             changed: rerun(|f| &f.changed),
             dropped: add_up(figs().map(|f| &f.dropped)),
@@ -318,6 +398,14 @@ impl Figures {
             ("solver share", self.solver_share, Unit::Percent),
             ("plans", f(self.runs), Unit::Count),
             ("plans/s", self.plans_per_second, Unit::Rate),
+            ("search plans", f(self.search_runs), Unit::Count),
+            ("search plans/s", self.search_plans_per_second, Unit::Rate),
+            ("goals by search", self.search_goal_share, Unit::Percent),
+            (
+                "classes stopped by budget",
+                f(self.stopped_by_budget),
+                Unit::Count,
+            ),
             ("unchanged re-run s", rerun(&self.unchanged), Unit::Seconds),
             ("changed re-run s", rerun(&self.changed), Unit::Seconds),
             (

@@ -183,6 +183,9 @@ pub fn speed(bench: &Bench) -> String {
                 Unit::Rate.show(f.paths_per_second),
                 Unit::Percent.show(f.solver_share),
                 Unit::Rate.show(f.plans_per_second),
+                Unit::Rate.show(f.search_plans_per_second),
+                Unit::Percent.show(f.search_goal_share),
+                Unit::Count.show(f.stopped_by_budget.map(|n| n as f64)),
             ]
         })
         .collect();
@@ -199,8 +202,52 @@ pub fn speed(bench: &Bench) -> String {
             "paths/s",
             "solver",
             "plans/s",
+            "search plans/s",
+            "goals by search",
+            "stopped by budget",
         ],
         &rows,
+    )
+}
+
+/// Branch coverage (testgen's probes) per corpus at each budget the
+/// coverage-rise runs used; empty when there were none.
+pub fn rise(bench: &Bench) -> String {
+    let budgets: Vec<u64> = bench
+        .total
+        .coverage_rise
+        .iter()
+        .map(|point| point.seconds)
+        .collect();
+    if budgets.is_empty() {
+        return String::new();
+    }
+    let rows: Vec<Vec<String>> = rows(bench)
+        .into_iter()
+        .map(|(name, f)| {
+            let mut row = vec![name.to_string()];
+            for seconds in &budgets {
+                let point = f.coverage_rise.iter().find(|p| p.seconds == *seconds);
+                row.push(match point {
+                    Some(p) => format!(
+                        "{} ({}/{})",
+                        Unit::Percent.show(p.coverage()),
+                        p.branches_covered,
+                        p.branches
+                    ),
+                    None => "-".into(),
+                });
+            }
+            row
+        })
+        .collect();
+    let headers: Vec<String> = std::iter::once("corpus".to_string())
+        .chain(budgets.iter().map(|s| format!("--budget {s}")))
+        .collect();
+    let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+    format!(
+        "\n== coverage rise (branch outcomes by testgen's probes, generated from scratch at each budget)\n{}",
+        grid(&headers, &rows)
     )
 }
 
@@ -294,9 +341,10 @@ pub fn report(bench: &Bench) -> String {
     let mut out = header(bench);
     let _ = write!(
         out,
-        "\n== per class\n{}\n== tests and coverage\n{}\n== speed and memory\n{}\n== incremental\n{}\n== portability\n{}\n{}",
+        "\n== per class\n{}\n== tests and coverage\n{}{}\n== speed and memory\n{}\n== incremental\n{}\n== portability\n{}\n{}",
         classes(bench),
         coverage(bench),
+        rise(bench),
         speed(bench),
         incremental(bench),
         portability(bench),
