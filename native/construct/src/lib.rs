@@ -13,6 +13,8 @@
 //!   bounded whatever the types' shape;
 //! - [`instantiate`]: values in the holes ([`HoleValues`]) give a plan, with
 //!   the origin of every statement;
+//! - [`filled`]: values held by hole path ([`FilledHoles`]), captured from
+//!   any [`HoleValues`] (a solver's model) for the search to start from;
 //! - [`contexts`]: the call sequences that prepare a receiver.
 //!
 //! The symbolic engine encodes holes as solver variables; a search fills
@@ -23,6 +25,7 @@
 //! [`Bounds::max_holes`] holes; no I/O, no solver.
 
 pub mod contexts;
+pub mod filled;
 pub mod generics;
 pub mod instantiate;
 pub mod jdk;
@@ -30,6 +33,7 @@ pub mod recipes;
 pub mod template;
 
 pub use contexts::{contexts, ContextBounds};
+pub use filled::FilledHoles;
 pub use instantiate::{ArrayElements, Chosen, Filled, HoleValues, Instantiation, Origin, Target};
 pub use recipes::{boxed_base, public_constructors, Recipe, Recipes};
 pub use template::{

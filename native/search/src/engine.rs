@@ -73,6 +73,9 @@ pub struct Problem<'p, 'a> {
     pub method_of: &'p [usize],
     pub methods: usize,
     pub constants: Constants,
+    /// Tests to start from (a template and its values): the inputs of the
+    /// runs by which concolic exploration reached new goals.
+    pub seeds: Vec<(usize, Genome)>,
 }
 
 /// A test search kept: the plan, the template it came from, and the goals
@@ -154,11 +157,21 @@ pub fn search<E: Evaluator>(
             || evaluator.out_of_time()
     };
 
-    // The first generation: each template with its default values, then
-    // with a few mutations each, round robin, until the population is full.
+    // The first generation: the seeds (up to half of it), then each
+    // template with its default values, then with a few mutations each,
+    // round robin, until the population is full.
     let size = options.population.max(2);
     let mut population = Vec::with_capacity(size);
-    for k in 0..size.max(problem.templates.len()) {
+    for (template, genome) in problem.seeds.iter().take(size / 2) {
+        if stop(&state, evaluator) {
+            break;
+        }
+        if let Some(individual) = state.evaluate(*template, genome.clone(), evaluator)? {
+            population.push(individual);
+        }
+    }
+    let seeded = population.len();
+    for k in 0..size.max(problem.templates.len()).saturating_sub(seeded) {
         if stop(&state, evaluator) {
             break;
         }

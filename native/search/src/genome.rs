@@ -4,8 +4,8 @@
 //! the same way the symbolic engine's solved inputs do, so both engines
 //! build their tests from the same templates.
 //!
-//! A hole with no gene takes a default: zero, an empty string, the first
-//! choice, never null, and an object of its own (no aliasing).
+//! A hole with no gene takes a default (see [`FilledHoles`]): zero, an
+//! empty string, the first choice, never null, and an object of its own.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -13,7 +13,8 @@ use testgen_classfile::constant_pool::Constant;
 use testgen_classfile::descriptor::BaseType;
 use testgen_classfile::instruction::Operands;
 use testgen_classfile::ClassFile;
-use testgen_construct::template::{Choice, Hole, HoleKind, Template};
+use testgen_construct::filled::{live_holes, FilledHoles};
+use testgen_construct::template::{Choice, HoleKind, Template};
 use testgen_construct::HoleValues;
 use testgen_exec::Value;
 
@@ -97,19 +98,11 @@ impl Constants {
     }
 }
 
-/// Concrete values for a template's holes, by hole path.
+/// Concrete values for a template's holes, by hole path: what mutation
+/// and crossover change.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Genome {
-    primitives: BTreeMap<String, Value>,
-    nulls: BTreeMap<String, bool>,
-    choices: BTreeMap<String, usize>,
-    /// A hole's string choice's text.
-    strings: BTreeMap<String, Vec<u16>>,
-    /// A hole's boxed choice's value.
-    boxed: BTreeMap<String, Value>,
-    ordinals: BTreeMap<String, usize>,
-    lengths: BTreeMap<String, i32>,
-    elements: BTreeMap<(String, i32), Value>,
+    holes: FilledHoles,
 }
 
 /// Strings and arrays search makes stay this short.
@@ -117,42 +110,46 @@ const MAX_LENGTH: usize = 16;
 
 impl HoleValues for Genome {
     fn primitive(&self, hole: &str, base: BaseType) -> Value {
-        fitted(self.primitives.get(hole), base)
+        self.holes.primitive(hole, base)
     }
 
     fn is_null(&self, hole: &str) -> bool {
-        self.nulls.get(hole).copied().unwrap_or(false)
+        self.holes.is_null(hole)
     }
 
     fn choice(&self, hole: &str) -> usize {
-        self.choices.get(hole).copied().unwrap_or(0)
+        self.holes.choice(hole)
     }
 
     fn address(&self, hole: &str) -> u64 {
-        // An object of its own: FNV-1a of the path.
-        hole.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-            (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-        })
+        self.holes.address(hole)
     }
 
-    fn string(&self, hole: &str, _choice: usize) -> Vec<u16> {
-        self.strings.get(hole).cloned().unwrap_or_default()
+    fn string(&self, hole: &str, choice: usize) -> Vec<u16> {
+        self.holes.string(hole, choice)
     }
 
-    fn boxed(&self, hole: &str, _choice: usize, base: BaseType) -> Value {
-        fitted(self.boxed.get(hole), base)
+    fn boxed(&self, hole: &str, choice: usize, base: BaseType) -> Value {
+        self.holes.boxed(hole, choice, base)
     }
 
     fn ordinal(&self, hole: &str) -> usize {
-        self.ordinals.get(hole).copied().unwrap_or(0)
+        self.holes.ordinal(hole)
     }
 
     fn length(&self, hole: &str) -> i32 {
-        self.lengths.get(hole).copied().unwrap_or(0)
+        self.holes.length(hole)
     }
 
     fn element(&self, hole: &str, index: i32, base: BaseType) -> Value {
-        fitted(self.elements.get(&(hole.to_string(), index)), base)
+        self.holes.element(hole, index, base)
+    }
+}
+
+impl From<FilledHoles> for Genome {
+    /// A genome starting from given values (a concolic run's inputs).
+    fn from(holes: FilledHoles) -> Genome {
+        Genome { holes }
     }
 }
 
@@ -160,7 +157,7 @@ impl Genome {
     /// Changes one hole of `template`, chosen at random, in one of the ways
     /// its kind allows; false when the template has no holes.
     pub fn mutate(&mut self, template: &Template, constants: &Constants, rng: &mut Rng) -> bool {
-        let holes = self.live_holes(template);
+        let holes = live_holes(template, self);
         let Some(hole) = rng.pick(&holes) else {
             return false;
         };
@@ -168,20 +165,21 @@ impl Genome {
         match &hole.kind {
             HoleKind::Primitive(base) => {
                 let current = self.primitive(&path, *base);
-                self.primitives
+                self.holes
+                    .primitives
                     .insert(path, mutated_number(&current, *base, constants, rng));
             }
             HoleKind::Reference { nullable, choices } => {
                 let roll = rng.below(10);
                 if *nullable && (roll == 0 || choices.is_empty()) {
                     let null = !self.is_null(&path);
-                    self.nulls.insert(path, null);
+                    self.holes.nulls.insert(path, null);
                 } else if choices.len() > 1 && roll <= 2 {
-                    self.nulls.insert(path.clone(), false);
-                    self.choices.insert(path, rng.below(choices.len()));
+                    self.holes.nulls.insert(path.clone(), false);
+                    self.holes.choices.insert(path, rng.below(choices.len()));
                 } else if let Some(choice) = choices.get(self.choice(&path).min(choices.len() - 1))
                 {
-                    self.nulls.insert(path.clone(), false);
+                    self.holes.nulls.insert(path.clone(), false);
                     self.mutate_choice(&path, choice, constants, rng);
                 }
             }
@@ -189,55 +187,18 @@ impl Genome {
         true
     }
 
-    /// The holes of `template` whose values make a difference now: the
-    /// roots, and within each reference hole not null only those of its
-    /// current choice (the elements and entries in use), depth first.
-    /// Mutating a hole of a choice not taken changes nothing.
-    pub fn live_holes<'t>(&self, template: &'t Template) -> Vec<&'t Hole> {
-        let mut live = Vec::new();
-        let mut stack: Vec<&Hole> = template
-            .receiver
-            .iter()
-            .chain(template.prefix.iter().flat_map(|call| call.args.iter()))
-            .chain(template.args.iter())
-            .rev()
-            .collect();
-        while let Some(hole) = stack.pop() {
-            live.push(hole);
-            let HoleKind::Reference { choices, .. } = &hole.kind else {
-                continue;
-            };
-            if self.is_null(&hole.path) || choices.is_empty() {
-                continue;
-            }
-            let choice = &choices[self.choice(&hole.path).min(choices.len() - 1)];
-            let inner: Vec<&Hole> = match choice {
-                Choice::ReferenceArray { elements, .. } => {
-                    let used = self.length(&hole.path).clamp(0, elements.len() as i32);
-                    elements.iter().take(used as usize).collect()
-                }
-                Choice::Collection { place, entries, .. } => {
-                    let used = (self.length(place).max(1) as usize).min(entries.len());
-                    entries.iter().take(used).flatten().collect()
-                }
-                other => other.inner_holes(),
-            };
-            stack.extend(inner.into_iter().rev());
-        }
-        live
-    }
-
     /// Changes what the chosen way of filling hole `path` holds.
     fn mutate_choice(&mut self, path: &str, choice: &Choice, constants: &Constants, rng: &mut Rng) {
         match choice {
             Choice::Str => {
                 let current = self.string(path, 0);
-                self.strings
+                self.holes
+                    .strings
                     .insert(path.to_string(), mutated_string(current, constants, rng));
             }
             Choice::Boxed { base, .. } => {
-                let current = self.boxed(path, 0, *base);
-                self.boxed.insert(
+                let current = self.holes.boxed(path, 0, *base);
+                self.holes.boxed.insert(
                     path.to_string(),
                     mutated_number(&current, *base, constants, rng),
                 );
@@ -245,18 +206,20 @@ impl Genome {
             Choice::Enum {
                 constants: names, ..
             } => {
-                self.ordinals
+                self.holes
+                    .ordinals
                     .insert(path.to_string(), rng.below(names.len().max(1)));
             }
             Choice::PrimitiveArray { element } => {
                 let length = self.length(path);
                 if rng.chance(0.5) || length == 0 {
-                    self.lengths
+                    self.holes
+                        .lengths
                         .insert(path.to_string(), resized(length, MAX_LENGTH, rng));
                 } else {
                     let index = rng.below(length as usize) as i32;
                     let current = self.element(path, index, *element);
-                    self.elements.insert(
+                    self.holes.elements.insert(
                         (path.to_string(), index),
                         mutated_number(&current, *element, constants, rng),
                     );
@@ -264,14 +227,16 @@ impl Genome {
             }
             Choice::ReferenceArray { elements, .. } => {
                 let length = self.length(path);
-                self.lengths
+                self.holes
+                    .lengths
                     .insert(path.to_string(), resized(length, elements.len(), rng));
             }
             Choice::Collection { place, entries, .. } => {
                 // How many entries are added; what they hold is in their
                 // own holes, mutated on their own.
                 let length = self.length(place);
-                self.lengths
+                self.holes
+                    .lengths
                     .insert(place.clone(), resized(length, entries.len(), rng));
             }
             // What these build is in their own holes, mutated on their own.
@@ -282,15 +247,18 @@ impl Genome {
     /// Each gene from `self` or `other`, at even odds (uniform crossover of
     /// two genomes of one template).
     pub fn crossover(&self, other: &Genome, rng: &mut Rng) -> Genome {
+        let (a, b) = (&self.holes, &other.holes);
         Genome {
-            primitives: mixed(&self.primitives, &other.primitives, rng),
-            nulls: mixed(&self.nulls, &other.nulls, rng),
-            choices: mixed(&self.choices, &other.choices, rng),
-            strings: mixed(&self.strings, &other.strings, rng),
-            boxed: mixed(&self.boxed, &other.boxed, rng),
-            ordinals: mixed(&self.ordinals, &other.ordinals, rng),
-            lengths: mixed(&self.lengths, &other.lengths, rng),
-            elements: mixed(&self.elements, &other.elements, rng),
+            holes: FilledHoles {
+                primitives: mixed(&a.primitives, &b.primitives, rng),
+                nulls: mixed(&a.nulls, &b.nulls, rng),
+                choices: mixed(&a.choices, &b.choices, rng),
+                strings: mixed(&a.strings, &b.strings, rng),
+                boxed: mixed(&a.boxed, &b.boxed, rng),
+                ordinals: mixed(&a.ordinals, &b.ordinals, rng),
+                lengths: mixed(&a.lengths, &b.lengths, rng),
+                elements: mixed(&a.elements, &b.elements, rng),
+            },
         }
     }
 }
@@ -322,22 +290,6 @@ fn resized(length: i32, max: usize, rng: &mut Rng) -> i32 {
         _ => rng.between(0, max),
     };
     next.clamp(0, max) as i32
-}
-
-/// `value` as a value of `base` (zero when there is none, or it is of
-/// another kind).
-fn fitted(value: Option<&Value>, base: BaseType) -> Value {
-    match (value, base) {
-        (Some(v @ Value::Boolean { .. }), BaseType::Boolean)
-        | (Some(v @ Value::Byte { .. }), BaseType::Byte)
-        | (Some(v @ Value::Short { .. }), BaseType::Short)
-        | (Some(v @ Value::Char { .. }), BaseType::Char)
-        | (Some(v @ Value::Int { .. }), BaseType::Int)
-        | (Some(v @ Value::Long { .. }), BaseType::Long)
-        | (Some(v @ Value::Float { .. }), BaseType::Float)
-        | (Some(v @ Value::Double { .. }), BaseType::Double) => v.clone(),
-        _ => whole(0, base),
-    }
 }
 
 /// `n` as a value of `base`, wrapped as Java narrows it.
@@ -564,11 +516,28 @@ mod tests {
             b.mutate(&template, &constants, &mut rng);
         }
         let child = a.crossover(&b, &mut rng);
+        let (a, b, child) = (&a.holes, &b.holes, &child.holes);
         for (hole, value) in &child.primitives {
             assert!(a.primitives.get(hole) == Some(value) || b.primitives.get(hole) == Some(value));
         }
         for (hole, value) in &child.strings {
             assert!(a.strings.get(hole) == Some(value) || b.strings.get(hole) == Some(value));
+        }
+    }
+
+    #[test]
+    fn values_captured_from_another_source_make_the_same_plan() {
+        let template = template();
+        let constants = Constants::default();
+        let mut rng = Rng::new(5);
+        let mut genome = Genome::default();
+        for _ in 0..50 {
+            genome.mutate(&template, &constants, &mut rng);
+            let captured = Genome::from(FilledHoles::capture(&template, &genome));
+            assert_eq!(
+                template.instantiate(&captured).plan,
+                template.instantiate(&genome).plan
+            );
         }
     }
 }

@@ -8,10 +8,11 @@ use std::collections::BTreeSet;
 
 use testgen_classfile::ClassFile;
 use testgen_construct::template::{Bounds, Template};
+use testgen_construct::FilledHoles;
 use testgen_construct::{contexts, ContextBounds, Recipes};
 use testgen_exec::{Executor, Plan, PlanStatus, StatementOutcome, TraceEvent};
 use testgen_project::{ClassGoals, ClassName, Goal, MethodId, Outcome};
-use testgen_search::genome::Constants;
+use testgen_search::genome::{Constants, Genome};
 use testgen_search::{search, Evaluated, Evaluator, GoalGraph, Problem, SearchOptions, Stop};
 
 /// Runs every plan on the executor, with no clock: the count bound stops
@@ -90,6 +91,7 @@ fn search_covers_goals_by_their_fitness_alone_and_repeats_itself_with_the_same_s
         method_of: &method_of,
         methods: methods.len(),
         constants: Constants::of_class(file),
+        seeds: Vec::new(),
     };
     let options = SearchOptions {
         max_evaluations: 3_000,
@@ -176,4 +178,29 @@ fn search_covers_goals_by_their_fitness_alone_and_repeats_itself_with_the_same_s
         assert_eq!(templates[found.template].target.name, "near");
         assert!(found.covers.is_subset(&near_goals), "{found:?}");
     }
+
+    // A seed (a concolic run's inputs) is where the search starts: x = 1331
+    // covers `y == 4000` at the first run.
+    let near_template = method_of.iter().position(|&m| m == 0).unwrap();
+    let x_is = |value: i32| {
+        let mut holes = FilledHoles::default();
+        holes
+            .primitives
+            .insert("p0".into(), testgen_exec::Value::Int { value });
+        Genome::from(holes)
+    };
+    let seeded = Problem {
+        seeds: vec![(near_template, x_is(1331))],
+        ..problem
+    };
+    let from_seed = search(&seeded, &others, &options, &mut runs).unwrap();
+    let hit = from_seed
+        .found
+        .iter()
+        .find(|found| found.covers.contains(&id("near", 0, Outcome::NotTaken)))
+        .expect("the seed covers near's hit");
+    assert_eq!(
+        hit.plan,
+        templates[near_template].instantiate(&x_is(1331)).plan
+    );
 }

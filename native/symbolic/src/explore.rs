@@ -126,7 +126,22 @@ pub struct Exploration {
     /// the rest of the exploration (its second round too).
     #[serde(skip)]
     pub receiver_way: Option<String>,
+    /// The inputs of the runs that reached a goal no earlier run had, for
+    /// a search to start from (not cached: a reused exploration has none).
+    #[serde(skip)]
+    pub seeds: Vec<Seed>,
 }
+
+/// One run's inputs: its context (an index into `contexts`) and the values
+/// the solver put in that context's template's holes.
+#[derive(Clone, Debug)]
+pub struct Seed {
+    pub context: usize,
+    pub holes: testgen_construct::FilledHoles,
+}
+
+/// Seeds kept per method at most.
+const MAX_SEEDS: usize = 32;
 
 /// Which arguments the runs that called a method gave it: a run whose
 /// building of the receiver or arguments failed does not count.
@@ -357,6 +372,16 @@ fn explore_in_fresh_context(
             found
                 .reached_by_hung_runs
                 .retain(|goal| !goals.contains(goal));
+            let reached_more = goals.iter().any(|goal| !found.reached.contains(goal));
+            if reached_more && found.seeds.len() < MAX_SEEDS {
+                found.seeds.push(Seed {
+                    context,
+                    holes: testgen_construct::FilledHoles::capture(
+                        &models[context].template,
+                        &valuation,
+                    ),
+                });
+            }
         }
         found.reached.extend(goals);
         let replayed = replay(

@@ -8,7 +8,7 @@ use testgen_construct::contexts::contexts;
 use testgen_construct::template::Template;
 use testgen_exec::{ExecError, Plan, PlanStatus, StatementOutcome, TraceEvent};
 use testgen_project::MethodId;
-use testgen_search::genome::Constants;
+use testgen_search::genome::{Constants, Genome};
 use testgen_search::{search, Evaluated, Evaluator, GoalGraph, Problem, SearchOptions, Stop};
 
 use super::explore::Explored;
@@ -47,6 +47,8 @@ pub fn search_open_goals(
     let methods: Vec<&MethodId> = explored.methods.iter().map(|(method, _)| method).collect();
     let mut templates = Vec::new();
     let mut method_of = Vec::new();
+    // Per method, the template of each of its contexts (`None`: none made).
+    let mut template_of_context: Vec<Vec<Option<usize>>> = vec![Vec::new(); methods.len()];
     for (index, method) in methods.iter().enumerate() {
         let Some(is_static) = program.is_static(method) else {
             continue;
@@ -59,9 +61,30 @@ pub fn search_open_goals(
                 &prefix,
                 explored.options.bounds.clone(),
             );
-            if let Ok(template) = made {
+            let made = made.ok().map(|template| {
                 templates.push(template);
                 method_of.push(index);
+                templates.len() - 1
+            });
+            template_of_context[index].push(made);
+        }
+    }
+    // The concolic runs that reached new goals, one per method in turn
+    // (the first of each method's, then the second, ...).
+    let mut seeds = Vec::new();
+    let longest = explored
+        .methods
+        .iter()
+        .map(|(_, found)| found.seeds.len())
+        .max()
+        .unwrap_or(0);
+    for round in 0..longest {
+        for (index, (_, found)) in explored.methods.iter().enumerate() {
+            let Some(seed) = found.seeds.get(round) else {
+                continue;
+            };
+            if let Some(Some(template)) = template_of_context[index].get(seed.context) {
+                seeds.push((*template, Genome::from(seed.holes.clone())));
             }
         }
     }
@@ -74,6 +97,7 @@ pub fn search_open_goals(
         method_of: &method_of,
         methods: methods.len(),
         constants: Constants::of_class(job.file),
+        seeds,
     };
     let options = SearchOptions {
         max_evaluations: job.options.max_evaluations,
