@@ -177,7 +177,10 @@ impl Genome {
                 } else if choices.len() > 1 && roll <= 2 {
                     self.holes.nulls.insert(path.clone(), false);
                     self.holes.choices.insert(path, rng.below(choices.len()));
-                } else if let Some(choice) = choices.get(self.choice(&path).min(choices.len() - 1))
+                } else if let Some(choice) = choices
+                    .len()
+                    .checked_sub(1)
+                    .and_then(|last| choices.get(self.choice(&path).min(last)))
                 {
                     self.holes.nulls.insert(path.clone(), false);
                     self.mutate_choice(&path, choice, constants, rng);
@@ -485,6 +488,23 @@ mod tests {
         assert!(seen
             .iter()
             .any(|args| matches!(&args[1], Value::String { value } if value.java_length() > 1)));
+    }
+
+    #[test]
+    fn a_hole_nothing_can_fill_is_left_as_it_is() {
+        // A hole that may not be null and has no way to be built (an
+        // entry of a collection of a type nothing makes).
+        let mut template = template();
+        template.args[1].kind = HoleKind::Reference {
+            nullable: false,
+            choices: Vec::new(),
+        };
+        let mut rng = Rng::new(1);
+        let mut genome = Genome::default();
+        for _ in 0..100 {
+            assert!(genome.mutate(&template, &Constants::default(), &mut rng));
+        }
+        assert!(!genome.is_null("p1"));
     }
 
     #[test]
