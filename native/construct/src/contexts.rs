@@ -46,11 +46,76 @@ pub fn contexts(
     bounds: &ContextBounds,
 ) -> Vec<Vec<MethodId>> {
     let mut contexts = vec![Vec::new()];
-    if is_static || target.is_constructor() || bounds.max_prefix_length == 0 {
+    if bounds.max_prefix_length == 0 {
         return contexts;
     }
+    let PreparingCalls {
+        calls,
+        accumulating,
+    } = preparing_calls(program, target, is_static);
+    for call in &calls {
+        let repeats = if accumulating.contains(call) {
+            bounds.max_repeated_calls
+        } else {
+            1
+        };
+        for times in 1..=repeats {
+            if contexts.len() >= bounds.max_contexts {
+                return contexts;
+            }
+            contexts.push(vec![call.clone(); times]);
+        }
+    }
+    let mut frontier: Vec<Vec<MethodId>> = vec![Vec::new()];
+    for _ in 0..bounds.max_prefix_length {
+        let mut longer = Vec::new();
+        for prefix in &frontier {
+            for call in &calls {
+                if prefix.last() == Some(call) && !accumulating.contains(call) {
+                    continue;
+                }
+                let mut extended = prefix.clone();
+                extended.push(call.clone());
+                longer.push(extended);
+            }
+        }
+        for prefix in &longer {
+            if contexts.len() >= bounds.max_contexts {
+                return contexts;
+            }
+            if !contexts.contains(prefix) {
+                contexts.push(prefix.clone());
+            }
+        }
+        frontier = longer;
+    }
+    contexts
+}
+
+/// The calls that may prepare a receiver of `target`, those that write a
+/// field it reads first, and which of them build on their own effect.
+#[derive(Clone, Debug, Default)]
+pub struct PreparingCalls {
+    pub calls: Vec<MethodId>,
+    /// Calls that read a field they write (a counter, a list they add
+    /// to): repeating one reaches what its first call did not.
+    pub accumulating: BTreeSet<MethodId>,
+}
+
+/// The class's public instance methods that may prepare a receiver of
+/// `target` (none for a static method or a constructor): not getters, not
+/// `equals`/`hashCode`/`toString`, not a call that certainly changes
+/// nothing; those writing a field `target` reads first, then by name.
+pub fn preparing_calls(
+    program: &Program<'_>,
+    target: &MethodId,
+    is_static: bool,
+) -> PreparingCalls {
+    if is_static || target.is_constructor() {
+        return PreparingCalls::default();
+    }
     let Some(class) = program.class(&target.class) else {
-        return contexts;
+        return PreparingCalls::default();
     };
     let mut calls: Vec<MethodId> = class
         .methods
@@ -96,43 +161,10 @@ pub fn contexts(
         calls.sort_by(|a, b| (&a.name, &a.descriptor).cmp(&(&b.name, &b.descriptor)));
         accumulating.extend(calls.iter().cloned());
     }
-    for call in &calls {
-        let repeats = if accumulating.contains(call) {
-            bounds.max_repeated_calls
-        } else {
-            1
-        };
-        for times in 1..=repeats {
-            if contexts.len() >= bounds.max_contexts {
-                return contexts;
-            }
-            contexts.push(vec![call.clone(); times]);
-        }
+    PreparingCalls {
+        calls,
+        accumulating,
     }
-    let mut frontier: Vec<Vec<MethodId>> = vec![Vec::new()];
-    for _ in 0..bounds.max_prefix_length {
-        let mut longer = Vec::new();
-        for prefix in &frontier {
-            for call in &calls {
-                if prefix.last() == Some(call) && !accumulating.contains(call) {
-                    continue;
-                }
-                let mut extended = prefix.clone();
-                extended.push(call.clone());
-                longer.push(extended);
-            }
-        }
-        for prefix in &longer {
-            if contexts.len() >= bounds.max_contexts {
-                return contexts;
-            }
-            if !contexts.contains(prefix) {
-                contexts.push(prefix.clone());
-            }
-        }
-        frontier = longer;
-    }
-    contexts
 }
 
 /// The facts of `method` and of the methods of its class it calls,

@@ -32,7 +32,7 @@ pub mod jdk;
 pub mod recipes;
 pub mod template;
 
-pub use contexts::{contexts, ContextBounds};
+pub use contexts::{contexts, preparing_calls, ContextBounds, PreparingCalls};
 pub use filled::FilledHoles;
 pub use instantiate::{ArrayElements, Chosen, Filled, HoleValues, Instantiation, Origin, Target};
 pub use recipes::{boxed_base, public_constructors, Recipe, Recipes};

@@ -8,9 +8,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use testgen_construct::template::Template;
+use testgen_construct::template::{Bounds, Template};
+use testgen_construct::Recipes;
 use testgen_exec::{BranchOperands, CompareOperands, Plan, TraceEvent};
-use testgen_project::{ClassGoals, GoalId, Program};
+use testgen_project::{ClassGoals, GoalId, MethodId};
 
 use crate::archive::{preference_ranks, Archive, Targets};
 use crate::fitness::{fitness, GoalGraph, NEVER_REACHED};
@@ -58,31 +59,50 @@ impl Default for SearchOptions {
     }
 }
 
-/// What search is asked to do: the class's goals, and the ways of calling
-/// each of its methods.
-pub struct Problem<'p, 'a> {
-    pub program: &'p Program<'a>,
-    pub goals: &'p ClassGoals,
-    pub graph: &'p GoalGraph,
-    /// Every way of calling a method under test (several per method: one
-    /// per context of receiver-preparing calls).
-    pub templates: &'p [Template],
-    /// Which method under test each template calls (an index into the
-    /// class's methods under test, which have a goal each beyond the
-    /// class's branch goals: a run of it that returns).
-    pub method_of: &'p [usize],
-    pub methods: usize,
+/// What search is asked to do: the class's goals, and its methods under
+/// test with the calls that may prepare their receivers.
+pub struct Problem<'r, 'p, 'a> {
+    pub recipes: &'r Recipes<'p, 'a>,
+    /// The limits of every template made.
+    pub bounds: Bounds,
+    pub goals: &'r ClassGoals,
+    pub graph: &'r GoalGraph,
+    /// Each has a goal beyond the class's branch goals (the class's goal
+    /// count plus its index): a run of it that returns.
+    pub methods: Vec<SearchMethod>,
     pub constants: Constants,
-    /// Tests to start from (a template and its values): the inputs of the
-    /// runs by which concolic exploration reached new goals.
-    pub seeds: Vec<(usize, Genome)>,
+    /// Tests to start from: the inputs of the runs by which concolic
+    /// exploration reached new goals.
+    pub seeds: Vec<Seed>,
 }
 
-/// A test search kept: the plan, the template it came from, and the goals
-/// it is the archive's test for.
+/// A method under test as search sees it.
+#[derive(Clone, Debug)]
+pub struct SearchMethod {
+    pub id: MethodId,
+    pub is_static: bool,
+    /// The calls a test may make on the receiver before the call under
+    /// test (none for static methods and constructors).
+    pub calls: Vec<MethodId>,
+    /// The call sequences the first generation starts from (the empty one
+    /// first).
+    pub contexts: Vec<Vec<MethodId>>,
+}
+
+/// A test to start from: a method, the calls before it, and the values
+/// of that template's holes.
+#[derive(Clone, Debug)]
+pub struct Seed {
+    pub method: usize,
+    pub prefix: Vec<MethodId>,
+    pub genome: Genome,
+}
+
+/// A test search kept: the plan, the method it calls (an index into
+/// [`Problem::methods`]), and the goals it is the archive's test for.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Found {
-    pub template: usize,
+    pub method: usize,
     pub plan: Plan,
     /// Branch goals (ids below the class's goal count) and method goals
     /// (the class's goal count plus the method's index).
@@ -115,7 +135,8 @@ pub enum Stop {
     NoUsableRun,
 }
 
-/// One individual: a template, a genome, and what its run scored.
+/// One individual: a template (an index into the bank), a genome, and
+/// what its run scored.
 #[derive(Clone)]
 struct Individual {
     template: usize,
@@ -124,62 +145,131 @@ struct Individual {
     fitness: Vec<f64>,
 }
 
+/// Calls before the call under test that a mutation makes at most.
+const MAX_PREFIX: usize = 6;
+
+/// Templates made at most in one search (each a few kilobytes); past it,
+/// a sequence mutation only reuses the ones made.
+const MAX_TEMPLATES: usize = 1_024;
+
+/// The templates made so far, by method and receiver-preparing calls,
+/// each made once and only when a test needs it.
+struct Bank<'s, 'r, 'p, 'a> {
+    problem: &'s Problem<'r, 'p, 'a>,
+    templates: Vec<Template>,
+    keys: Vec<(usize, Vec<MethodId>)>,
+    /// `None`: no template can be made of that key.
+    index: BTreeMap<(usize, Vec<MethodId>), Option<usize>>,
+}
+
+impl Bank<'_, '_, '_, '_> {
+    /// The template of calling method `method` after `prefix`.
+    fn get(&mut self, method: usize, prefix: Vec<MethodId>) -> Option<usize> {
+        let key = (method, prefix);
+        if let Some(known) = self.index.get(&key) {
+            return *known;
+        }
+        if self.templates.len() >= MAX_TEMPLATES {
+            return None;
+        }
+        let target = &self.problem.methods[method];
+        let made = Template::new(
+            self.problem.recipes,
+            target.id.clone(),
+            target.is_static,
+            &key.1,
+            self.problem.bounds.clone(),
+        )
+        .ok()
+        .map(|template| {
+            self.templates.push(template);
+            self.keys.push(key.clone());
+            self.templates.len() - 1
+        });
+        self.index.insert(key, made);
+        made
+    }
+}
+
 /// Searches for tests covering the goals not in `covered` (what concolic
 /// exploration covered, by goal id, method goals included). Stops when no
 /// target is left, after `max_evaluations` runs, or when the evaluator is
 /// out of time.
 pub fn search<E: Evaluator>(
-    problem: &Problem<'_, '_>,
+    problem: &Problem<'_, '_, '_>,
     covered: &BTreeSet<u32>,
     options: &SearchOptions,
     evaluator: &mut E,
 ) -> Result<SearchOutcome, E::Error> {
     let branch_goals = problem.goals.len();
-    let all_goals = branch_goals + problem.methods;
-    let graph = problem.graph.extended(problem.methods);
+    let methods = problem.methods.len();
+    let graph = problem.graph.extended(methods);
     let mut outcome = SearchOutcome::default();
-    if problem.templates.is_empty() {
-        return Ok(outcome);
-    }
     let mut state = State {
         problem,
+        bank: Bank {
+            problem,
+            templates: Vec::new(),
+            keys: Vec::new(),
+            index: BTreeMap::new(),
+        },
         archive: Archive::default(),
-        targets: Targets::new(graph, all_goals, |goal| covered.contains(&goal.0)),
+        targets: Targets::new(graph, branch_goals + methods, |goal| {
+            covered.contains(&goal.0)
+        }),
         covered_before: covered.clone(),
         constants: problem.constants.clone(),
         rng: Rng::new(options.seed ^ 0x5ea2_c4ed),
         evaluations: 0,
         first_cover: BTreeMap::new(),
     };
-    let stop = |state: &State<'_, '_, '_>, evaluator: &E| {
+    let stop = |state: &State<'_, '_, '_, '_>, evaluator: &E| {
         state.targets.is_empty()
             || state.evaluations >= options.max_evaluations
             || evaluator.out_of_time()
     };
+    // Every method's contexts, in turn: the first of each, then the
+    // second of each, ...
+    let mut starts = Vec::new();
+    let most = problem.methods.iter().map(|m| m.contexts.len()).max();
+    for k in 0..most.unwrap_or(0) {
+        for (method, search_method) in problem.methods.iter().enumerate() {
+            if let Some(prefix) = search_method.contexts.get(k) {
+                starts.extend(state.bank.get(method, prefix.clone()));
+            }
+        }
+    }
+    if starts.is_empty() {
+        outcome.stopped = Stop::NoUsableRun;
+        return Ok(outcome);
+    }
 
     // The first generation: the seeds (up to half of it), then each
-    // template with its default values, then with a few mutations each,
-    // round robin, until the population is full.
+    // starting template with its default values, then with a few
+    // mutations each, round robin, until the population is full.
     let size = options.population.max(2);
     let mut population = Vec::with_capacity(size);
-    for (template, genome) in problem.seeds.iter().take(size / 2) {
+    for seed in problem.seeds.iter().take(size / 2) {
         if stop(&state, evaluator) {
             break;
         }
-        if let Some(individual) = state.evaluate(*template, genome.clone(), evaluator)? {
+        let Some(template) = state.bank.get(seed.method, seed.prefix.clone()) else {
+            continue;
+        };
+        if let Some(individual) = state.evaluate(template, seed.genome.clone(), evaluator)? {
             population.push(individual);
         }
     }
     let seeded = population.len();
-    for k in 0..size.max(problem.templates.len()).saturating_sub(seeded) {
+    for k in 0..size.max(starts.len()).saturating_sub(seeded) {
         if stop(&state, evaluator) {
             break;
         }
-        let template = k % problem.templates.len();
+        let template = starts[k % starts.len()];
         let mut genome = Genome::default();
-        for _ in 0..k / problem.templates.len() {
+        for _ in 0..k / starts.len() {
             genome.mutate(
-                &problem.templates[template],
+                &state.bank.templates[template],
                 &state.constants,
                 &mut state.rng,
             );
@@ -230,8 +320,9 @@ pub fn search<E: Evaluator>(
 }
 
 /// The search's state between generations.
-struct State<'s, 'p, 'a> {
-    problem: &'s Problem<'p, 'a>,
+struct State<'s, 'r, 'p, 'a> {
+    problem: &'s Problem<'r, 'p, 'a>,
+    bank: Bank<'s, 'r, 'p, 'a>,
     archive: Archive<(usize, Plan)>,
     targets: Targets,
     covered_before: BTreeSet<u32>,
@@ -243,7 +334,7 @@ struct State<'s, 'p, 'a> {
     first_cover: BTreeMap<GoalId, usize>,
 }
 
-impl State<'_, '_, '_> {
+impl State<'_, '_, '_, '_> {
     /// Runs the plan of `genome` in `template` and offers it to the
     /// archive; `None` when the run was of no use.
     fn evaluate<E: Evaluator>(
@@ -253,15 +344,20 @@ impl State<'_, '_, '_> {
         evaluator: &mut E,
     ) -> Result<Option<Individual>, E::Error> {
         let problem = self.problem;
-        let plan = problem.templates[template].instantiate(&genome).plan;
+        let plan = self.bank.templates[template].instantiate(&genome).plan;
         self.evaluations += 1;
         let Some(run) = evaluator.evaluate(&plan)? else {
             return Ok(None);
         };
         self.constants.observe(&run.events);
-        let mut scores = fitness(problem.program, problem.goals, problem.graph, &run.events);
-        let method = problem.method_of[template];
-        for index in 0..problem.methods {
+        let mut scores = fitness(
+            problem.recipes.program(),
+            problem.goals,
+            problem.graph,
+            &run.events,
+        );
+        let method = self.bank.keys[template].0;
+        for index in 0..problem.methods.len() {
             scores.push(match (index == method, run.returned) {
                 (true, true) => 0.0,
                 (true, false) => 1.0,
@@ -277,7 +373,7 @@ impl State<'_, '_, '_> {
         }
         let newly = self
             .archive
-            .offer(&(template, plan.clone()), plan.statements.len(), &offered);
+            .offer(&(method, plan.clone()), plan.statements.len(), &offered);
         if !newly.is_empty() {
             for goal in &newly {
                 self.first_cover.insert(*goal, self.evaluations);
@@ -303,33 +399,60 @@ impl State<'_, '_, '_> {
     }
 
     /// A child of two parents: their crossover when they share a template
-    /// (else the first parent), mutated once or more; now and then moved to
-    /// another template of the same method (other receiver-preparing
-    /// calls: statements inserted or removed), keeping the genes that fit.
+    /// (else the first parent), now and then with a call on the receiver
+    /// inserted, removed or changed (a template of its own, the genes that
+    /// fit kept), mutated once or more.
     fn child(&mut self, first: &Individual, second: &Individual) -> (usize, Genome) {
-        let templates = self.problem.templates;
         let mut template = first.template;
         let mut genome = if first.template == second.template && self.rng.chance(0.75) {
             first.genome.crossover(&second.genome, &mut self.rng)
         } else {
             first.genome.clone()
         };
-        if self.rng.chance(0.1) {
-            let method = self.problem.method_of[template];
-            let siblings: Vec<usize> = (0..templates.len())
-                .filter(|&t| t != template && self.problem.method_of[t] == method)
-                .collect();
-            if let Some(&other) = self.rng.pick(&siblings) {
+        if self.rng.chance(0.2) {
+            if let Some(other) = self.changed_sequence(template) {
                 template = other;
             }
         }
         loop {
-            genome.mutate(&templates[template], &self.constants, &mut self.rng);
+            genome.mutate(
+                &self.bank.templates[template],
+                &self.constants,
+                &mut self.rng,
+            );
             if !self.rng.chance(0.5) {
                 break;
             }
         }
         (template, genome)
+    }
+
+    /// The template of `template`'s method with one receiver-preparing call
+    /// inserted, removed or replaced; `None` when its method takes none or
+    /// no such template can be made.
+    fn changed_sequence(&mut self, template: usize) -> Option<usize> {
+        let (method, prefix) = self.bank.keys[template].clone();
+        let calls = &self.problem.methods[method].calls;
+        if calls.is_empty() {
+            return None;
+        }
+        let mut prefix = prefix;
+        let call = self.rng.pick(calls)?.clone();
+        match self.rng.below(3) {
+            0 if prefix.len() < MAX_PREFIX => {
+                let at = self.rng.below(prefix.len() + 1);
+                prefix.insert(at, call);
+            }
+            1 if !prefix.is_empty() => {
+                prefix.remove(self.rng.below(prefix.len()));
+            }
+            _ if !prefix.is_empty() => {
+                let at = self.rng.below(prefix.len());
+                prefix[at] = call;
+            }
+            _ => prefix.push(call),
+        }
+        self.bank.get(method, prefix)
     }
 
     /// The archive's tests for the goals search covered, each plan once.
@@ -338,7 +461,7 @@ impl State<'_, '_, '_> {
         let mut goals: Vec<GoalId> = self.archive.covered().collect();
         goals.sort_by_key(|goal| (self.first_cover.get(goal).copied(), *goal));
         for goal in goals {
-            let Some((template, plan)) = self.archive.test(goal) else {
+            let Some((method, plan)) = self.archive.test(goal) else {
                 continue;
             };
             match by_plan.iter_mut().find(|found| found.plan == *plan) {
@@ -346,7 +469,7 @@ impl State<'_, '_, '_> {
                     found.covers.insert(goal.0);
                 }
                 None => by_plan.push(Found {
-                    template: *template,
+                    method: *method,
                     plan: plan.clone(),
                     covers: BTreeSet::from([goal.0]),
                 }),

@@ -33,6 +33,7 @@ pub mod genome;
 pub mod rng;
 
 pub use engine::{
-    search, Evaluated, Evaluator, Found, Problem, SearchOptions, SearchOutcome, Stop,
+    search, Evaluated, Evaluator, Found, Problem, SearchMethod, SearchOptions, SearchOutcome, Seed,
+    Stop,
 };
 pub use fitness::{fitness, GoalGraph, NEVER_REACHED};

@@ -9,11 +9,13 @@ use std::collections::BTreeSet;
 use testgen_classfile::ClassFile;
 use testgen_construct::template::{Bounds, Template};
 use testgen_construct::FilledHoles;
-use testgen_construct::{contexts, ContextBounds, Recipes};
+use testgen_construct::{preparing_calls, Recipes};
 use testgen_exec::{Executor, Plan, PlanStatus, StatementOutcome, TraceEvent};
 use testgen_project::{ClassGoals, ClassName, Goal, MethodId, Outcome};
 use testgen_search::genome::{Constants, Genome};
-use testgen_search::{search, Evaluated, Evaluator, GoalGraph, Problem, SearchOptions, Stop};
+use testgen_search::{
+    search, Evaluated, Evaluator, GoalGraph, Problem, SearchMethod, SearchOptions, Seed, Stop,
+};
 
 /// Runs every plan on the executor, with no clock: the count bound stops
 /// the search.
@@ -66,30 +68,27 @@ fn search_covers_goals_by_their_fitness_alone_and_repeats_itself_with_the_same_s
         ("add", "(I)V", false),
         ("full", "()Z", false),
     ];
-    let mut templates = Vec::new();
-    let mut method_of = Vec::new();
-    for (index, (name, descriptor, is_static)) in methods.iter().enumerate() {
-        let method = MethodId::new(class.clone(), *name, *descriptor);
-        for prefix in contexts(&program, &method, *is_static, &ContextBounds::default()) {
-            let template = Template::new(
-                &recipes,
-                method.clone(),
-                *is_static,
-                &prefix,
-                Bounds::default(),
-            )
-            .expect("a template");
-            templates.push(template);
-            method_of.push(index);
-        }
-    }
+    // Each method starts from the bare call: `full` is reached only once
+    // mutations insert `add` calls before it.
+    let search_methods: Vec<SearchMethod> = methods
+        .iter()
+        .map(|(name, descriptor, is_static)| {
+            let id = MethodId::new(class.clone(), *name, *descriptor);
+            SearchMethod {
+                calls: preparing_calls(&program, &id, *is_static).calls,
+                id,
+                is_static: *is_static,
+                contexts: vec![Vec::new()],
+            }
+        })
+        .collect();
+    assert_eq!(search_methods[3].calls.len(), 1, "{search_methods:?}");
     let problem = Problem {
-        program: &program,
+        recipes: &recipes,
+        bounds: Bounds::default(),
         goals: &goals,
         graph: &graph,
-        templates: &templates,
-        method_of: &method_of,
-        methods: methods.len(),
+        methods: search_methods,
         constants: Constants::of_class(file),
         seeds: Vec::new(),
     };
@@ -146,6 +145,13 @@ fn search_covers_goals_by_their_fitness_alone_and_repeats_itself_with_the_same_s
         "every goal of Hidden is feasible: {first:#?}"
     );
     assert!(first.evaluations < options.max_evaluations);
+    // `full` was covered after inserted calls.
+    let full = first
+        .found
+        .iter()
+        .find(|found| found.covers.contains(&id("full", 0, Outcome::NotTaken)))
+        .unwrap();
+    assert!(full.plan.statements.len() > 2, "{full:?}");
     // Each found test is the archive's for the goals it lists, and runs.
     for found in &first.found {
         assert!(!found.covers.is_empty());
@@ -175,13 +181,12 @@ fn search_covers_goals_by_their_fitness_alone_and_repeats_itself_with_the_same_s
     let only_near = search(&problem, &others, &options, &mut runs).unwrap();
     assert!(!only_near.found.is_empty());
     for found in &only_near.found {
-        assert_eq!(templates[found.template].target.name, "near");
+        assert_eq!(problem.methods[found.method].id.name, "near");
         assert!(found.covers.is_subset(&near_goals), "{found:?}");
     }
 
     // A seed (a concolic run's inputs) is where the search starts: x = 1331
     // covers `y == 4000` at the first run.
-    let near_template = method_of.iter().position(|&m| m == 0).unwrap();
     let x_is = |value: i32| {
         let mut holes = FilledHoles::default();
         holes
@@ -190,7 +195,11 @@ fn search_covers_goals_by_their_fitness_alone_and_repeats_itself_with_the_same_s
         Genome::from(holes)
     };
     let seeded = Problem {
-        seeds: vec![(near_template, x_is(1331))],
+        seeds: vec![Seed {
+            method: 0,
+            prefix: Vec::new(),
+            genome: x_is(1331),
+        }],
         ..problem
     };
     let from_seed = search(&seeded, &others, &options, &mut runs).unwrap();
@@ -199,8 +208,15 @@ fn search_covers_goals_by_their_fitness_alone_and_repeats_itself_with_the_same_s
         .iter()
         .find(|found| found.covers.contains(&id("near", 0, Outcome::NotTaken)))
         .expect("the seed covers near's hit");
-    assert_eq!(
-        hit.plan,
-        templates[near_template].instantiate(&x_is(1331)).plan
-    );
+    let template = Template::new(
+        &recipes,
+        seeded.methods[0].id.clone(),
+        true,
+        &[],
+        Bounds::default(),
+    )
+    .unwrap();
+    assert_eq!(hit.plan, template.instantiate(&x_is(1331)).plan);
+    // The seed is the first run: its goal is covered at once.
+    assert_eq!(from_seed.found[0], *hit);
 }

@@ -4,12 +4,13 @@
 
 use std::time::{Duration, Instant};
 
-use testgen_construct::contexts::contexts;
-use testgen_construct::template::Template;
+use testgen_construct::{contexts, preparing_calls};
 use testgen_exec::{ExecError, Plan, PlanStatus, StatementOutcome, TraceEvent};
 use testgen_project::MethodId;
 use testgen_search::genome::{Constants, Genome};
-use testgen_search::{search, Evaluated, Evaluator, GoalGraph, Problem, SearchOptions, Stop};
+use testgen_search::{
+    search, Evaluated, Evaluator, GoalGraph, Problem, SearchMethod, SearchOptions, Seed, Stop,
+};
 
 use super::explore::Explored;
 use super::runner::PlanRunner;
@@ -44,60 +45,47 @@ pub fn search_open_goals(
 ) -> Result<(Vec<Searched>, SearchEffort), ExecError> {
     let started = Instant::now();
     let program = job.recipes.program();
-    let methods: Vec<&MethodId> = explored.methods.iter().map(|(method, _)| method).collect();
-    let mut templates = Vec::new();
-    let mut method_of = Vec::new();
-    // Per method, the template of each of its contexts (`None`: none made).
-    let mut template_of_context: Vec<Vec<Option<usize>>> = vec![Vec::new(); methods.len()];
-    for (index, method) in methods.iter().enumerate() {
-        let Some(is_static) = program.is_static(method) else {
-            continue;
-        };
-        for prefix in contexts(program, method, is_static, &explored.options.contexts) {
-            let made = Template::new(
-                job.recipes,
-                (*method).clone(),
-                is_static,
-                &prefix,
-                explored.options.bounds.clone(),
-            );
-            let made = made.ok().map(|template| {
-                templates.push(template);
-                method_of.push(index);
-                templates.len() - 1
-            });
-            template_of_context[index].push(made);
-        }
-    }
-    // The concolic runs that reached new goals, one per method in turn
-    // (the first of each method's, then the second, ...).
+    let mut methods = Vec::with_capacity(explored.methods.len());
     let mut seeds = Vec::new();
-    let longest = explored
-        .methods
-        .iter()
-        .map(|(_, found)| found.seeds.len())
-        .max()
-        .unwrap_or(0);
-    for round in 0..longest {
-        for (index, (_, found)) in explored.methods.iter().enumerate() {
-            let Some(seed) = found.seeds.get(round) else {
-                continue;
-            };
-            if let Some(Some(template)) = template_of_context[index].get(seed.context) {
-                seeds.push((*template, Genome::from(seed.holes.clone())));
-            }
-        }
+    for (method, found) in &explored.methods {
+        // A method the program does not have cannot be called: its place
+        // is kept (goal ids follow the explored methods' order) with no
+        // way in.
+        let is_static = program.is_static(method);
+        let contexts = is_static
+            .map(|is_static| contexts(program, method, is_static, &explored.options.contexts))
+            .unwrap_or_default();
+        let index = methods.len();
+        let method_seeds: Vec<Seed> = found
+            .seeds
+            .iter()
+            .filter_map(|seed| {
+                Some(Seed {
+                    method: index,
+                    prefix: contexts.get(seed.context)?.clone(),
+                    genome: Genome::from(seed.holes.clone()),
+                })
+            })
+            .collect();
+        seeds.push(method_seeds.into_iter());
+        methods.push(SearchMethod {
+            id: method.clone(),
+            is_static: is_static.unwrap_or(true),
+            calls: is_static
+                .map(|is_static| preparing_calls(program, method, is_static).calls)
+                .unwrap_or_default(),
+            contexts,
+        });
     }
     let graph = GoalGraph::of(job.file, &job.name, &job.goals);
     let problem = Problem {
-        program,
+        recipes: job.recipes,
+        bounds: explored.options.bounds.clone(),
         goals: &job.goals,
         graph: &graph,
-        templates: &templates,
-        method_of: &method_of,
-        methods: methods.len(),
+        methods,
         constants: Constants::of_class(job.file),
-        seeds,
+        seeds: interleaved(seeds),
     };
     let options = SearchOptions {
         max_evaluations: job.options.max_evaluations,
@@ -115,7 +103,7 @@ pub fn search_open_goals(
         .found
         .into_iter()
         .map(|found| Searched {
-            method: templates[found.template].target.clone(),
+            method: problem.methods[found.method].id.clone(),
             plan: found.plan,
             coverage: found.covers,
         })
@@ -128,6 +116,19 @@ pub fn search_open_goals(
             stopped_by_time: outcome.stopped == Stop::Time,
         },
     ))
+}
+
+/// The first item of each list, then the second of each, ...: the
+/// concolic runs of every method get a place among the first seeds.
+fn interleaved<T>(lists: Vec<impl Iterator<Item = T>>) -> Vec<T> {
+    let mut lists: Vec<_> = lists.into_iter().map(Iterator::peekable).collect();
+    let mut out = Vec::new();
+    while lists.iter_mut().any(|list| list.peek().is_some()) {
+        for list in &mut lists {
+            out.extend(list.next());
+        }
+    }
+    out
 }
 
 /// The longest one search run may take: a search runs many plans, and
