@@ -2,13 +2,14 @@
 //! (the JTestCraft thesis' candidate sequences): a coin box needs two
 //! `addQuarter()` calls before `vend()` can succeed.
 //!
-//! Candidates are the class's public instance methods other than getters
+//! Candidates are the class's non-private instance methods other than getters
 //! and `equals`/`hashCode`/`toString`; those that write a field the method
 //! under test reads (through same-class calls too) come first.
 
 use std::collections::BTreeSet;
 
 use testgen_analysis::{ClassAccess, MethodFacts, MethodKey};
+use testgen_classfile::access::AccessFlags;
 use testgen_classfile::instruction::opcode;
 use testgen_project::{MethodId, Program};
 
@@ -102,7 +103,7 @@ pub struct PreparingCalls {
     pub accumulating: BTreeSet<MethodId>,
 }
 
-/// The class's public instance methods that may prepare a receiver of
+/// The class's instance methods but private ones that may prepare a receiver of
 /// `target` (none for a static method or a constructor): not getters, not
 /// `equals`/`hashCode`/`toString`, not a call that certainly changes
 /// nothing; those writing a field `target` reads first, then by name.
@@ -120,7 +121,16 @@ pub fn preparing_calls(
     let mut calls: Vec<MethodId> = class
         .methods
         .iter()
-        .filter(|m| m.access_flags.is_public() && !m.access_flags.is_static())
+        // Tests live in the class's package: its package-private and
+        // protected methods are theirs to call (`CommandLine.addOption`).
+        .filter(|m| {
+            let flags = m.access_flags;
+            !flags.contains(AccessFlags::PRIVATE)
+                && !flags.is_static()
+                && !flags.is_abstract()
+                && !flags.contains(AccessFlags::SYNTHETIC)
+                && !flags.contains(AccessFlags::BRIDGE)
+        })
         .filter_map(|m| {
             let name = m.name(class).ok()?.into_owned();
             let descriptor = m.descriptor(class).ok()?.into_owned();
