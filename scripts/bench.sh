@@ -228,7 +228,7 @@ generate_phase() {
 # DIR/rise-SECONDS/ with a cache and tests of their own.
 rise_phases() {
   local bin=$1 dir=$2 seconds phase
-  for seconds in $((BUDGET / 6)) $((BUDGET / 2)); do
+  for seconds in $(awk -v budget="$BUDGET" 'BEGIN { printf "%d %d", budget / 6, budget / 2 }'); do
     [ "$seconds" -gt 0 ] || continue
     phase=rise-$seconds
     mkdir -p "$dir/$phase"

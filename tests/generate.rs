@@ -997,7 +997,7 @@ fn a_loop_that_never_ends_costs_its_runs_not_the_class_and_is_named() {
     );
     let class = &searched.report["classes"][0];
     assert_eq!(class["branches_covered"], class["branches"], "{class:#}");
-    assert!(class["seconds"].as_f64().unwrap() < 60.0, "{class:#}");
+    assert_eq!(class["stopped_by_budget"], 0, "{class:#}");
     // No test hangs: none was made of a run that did not finish.
     for (name, generated) in [
         ("bounded-run", &generated),

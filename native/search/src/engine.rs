@@ -253,6 +253,9 @@ pub fn search<E: Evaluator>(
         if stop(&state, evaluator) {
             break;
         }
+        if seed.method >= problem.methods.len() {
+            continue;
+        }
         let Some(template) = state.bank.get(seed.method, seed.prefix.clone()) else {
             continue;
         };
@@ -261,7 +264,7 @@ pub fn search<E: Evaluator>(
         }
     }
     let seeded = population.len();
-    for k in 0..size.max(starts.len()).saturating_sub(seeded) {
+    for k in 0..starts.len().max(size.saturating_sub(seeded)) {
         if stop(&state, evaluator) {
             break;
         }
@@ -295,7 +298,11 @@ pub fn search<E: Evaluator>(
         let ranks = state.ranks(&population);
         let mut order: Vec<usize> = (0..population.len()).collect();
         order.sort_by_key(|&index| (ranks[index], index));
-        order.truncate(size);
+        // Each target's best individual survives even past the population
+        // size: cut, a method whose individuals all ranked late would drop
+        // out and never be tried again.
+        let best = ranks.iter().filter(|&&rank| rank == 0).count();
+        order.truncate(size.max(best));
         order.sort_unstable();
         let mut kept = Vec::with_capacity(size);
         for (index, individual) in population.into_iter().enumerate() {

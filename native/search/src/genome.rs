@@ -247,8 +247,9 @@ impl Genome {
         }
     }
 
-    /// Each gene from `self` or `other`, at even odds (uniform crossover of
-    /// two genomes of one template).
+    /// Each gene from `self` or `other`, at even odds where both have it,
+    /// from the one that has it otherwise (uniform crossover of two genomes
+    /// of one template).
     pub fn crossover(&self, other: &Genome, rng: &mut Rng) -> Genome {
         let (a, b) = (&self.holes, &other.holes);
         Genome {

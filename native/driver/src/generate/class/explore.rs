@@ -46,7 +46,12 @@ pub fn explore_methods(
 ) -> Result<Explored, ExecError> {
     let started = Instant::now();
     let targets = targets(job.file, &job.name);
-    let (share, of) = EXPLORE_SHARE;
+    // With no search after it, exploring has the time search would have.
+    let (share, of) = if job.options.max_evaluations == 0 {
+        GENERATE_SHARE
+    } else {
+        EXPLORE_SHARE
+    };
     let exploring_budget = job.options.budget * share / of;
     let even_split = exploring_budget
         .checked_div(targets.len().max(1) as u32)

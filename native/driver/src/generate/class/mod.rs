@@ -6,8 +6,8 @@
 //! 3. [`select`](select::select): the plans that cover what exploring
 //!    reached, run and measured;
 //! 4. [`search`](search::search_open_goals): many-objective search for
-//!    the goals the chosen plans leave open, in what exploring left of
-//!    its share of the budget; its tests join the chosen ones;
+//!    the goals the chosen plans leave open (but the proven infeasible),
+//!    until four fifths of the budget; its tests join the chosen ones;
 //! 5. [`cases`](cases::make_cases): each shrunk, run again under the same
 //!    and under other conditions, the class's static state handled;
 //! 6. [`validate`](validate::validate): emitted, compiled and run with JUnit;
@@ -181,8 +181,16 @@ pub fn generate_class(
         .iter()
         .flat_map(|chosen| chosen.coverage.iter().copied())
         .collect();
+    // What exploring proved unreachable is no target either.
+    let settled: select::Coverage = explored
+        .methods
+        .iter()
+        .flat_map(|(_, found)| found.infeasible.iter())
+        .filter_map(|goal| job.goals.id(goal).map(|id| id.0))
+        .chain(covered.iter().copied())
+        .collect();
     let (searched, effort) =
-        search::search_open_goals(&job, &mut runner, &explored, &covered, search_until)?;
+        search::search_open_goals(&job, &mut runner, &explored, &settled, search_until)?;
     result.effort.search_runs = effort.evaluations;
     result.effort.search_seconds = effort.seconds;
     let explore_stopped_by_time = explored.methods.iter().any(|(_, found)| {
@@ -192,16 +200,12 @@ pub fn generate_class(
         usize::from(explore_stopped_by_time || effort.stopped_by_time);
     let branch_goals = job.goals.len() as u32;
     for found in searched {
-        let Some(act) = explored
-            .methods
-            .iter()
-            .position(|(method, _)| *method == found.method)
-        else {
-            continue;
-        };
-        let act = branch_goals + act as u32;
+        let act = branch_goals + found.method as u32;
         if found.coverage.is_subset(&covered) {
             continue;
+        }
+        if job.out_of_time() {
+            break;
         }
         if let Some(chosen) = select::measure_plan(&job, &mut runner, &found.plan, act)? {
             if !chosen.coverage.is_subset(&covered) {

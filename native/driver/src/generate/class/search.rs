@@ -1,12 +1,11 @@
-//! Stage: search (DynaMOSA) for the goals exploring left open, within the
-//! exploring share of the budget that exploring did not use and within
-//! `--max-evaluations` runs. Its tests join the selection as candidates.
+//! Stage: search (DynaMOSA) for the goals the chosen plans leave open,
+//! until four fifths of the class's budget are spent or `--max-evaluations`
+//! plans have run. Its tests join the chosen ones.
 
 use std::time::{Duration, Instant};
 
 use testgen_construct::{contexts, preparing_calls};
 use testgen_exec::{ExecError, Plan, PlanStatus, StatementOutcome, TraceEvent};
-use testgen_project::MethodId;
 use testgen_search::genome::{Constants, Genome};
 use testgen_search::{
     search, Evaluated, Evaluator, GoalGraph, Problem, SearchMethod, SearchOptions, Seed, Stop,
@@ -20,7 +19,8 @@ use super::ClassJob;
 /// A test search found: the method it calls and what it covers (goal ids
 /// of the class, and the method's pseudo-goal).
 pub struct Searched {
-    pub method: MethodId,
+    /// An index into the explored methods.
+    pub method: usize,
     pub plan: Plan,
     pub coverage: Coverage,
 }
@@ -103,7 +103,7 @@ pub fn search_open_goals(
         .found
         .into_iter()
         .map(|found| Searched {
-            method: problem.methods[found.method].id.clone(),
+            method: found.method,
             plan: found.plan,
             coverage: found.covers,
         })
