@@ -347,10 +347,11 @@ impl State<'_, '_, '_, '_> {
     fn evaluate<E: Evaluator>(
         &mut self,
         template: usize,
-        genome: Genome,
+        mut genome: Genome,
         evaluator: &mut E,
     ) -> Result<Option<Individual>, E::Error> {
         let problem = self.problem;
+        genome.align_entries(&self.bank.templates[template]);
         let plan = self.bank.templates[template].instantiate(&genome).plan;
         self.evaluations += 1;
         let Some(run) = evaluator.evaluate(&plan)? else {

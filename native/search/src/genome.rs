@@ -190,6 +190,40 @@ impl Genome {
         true
     }
 
+    /// Gives every entry of each collection in use the choices of its first
+    /// entry (by position: a map's keys one way, its values another), so
+    /// that a collection holds one class of element, as its type argument
+    /// asks: a `Map<K, V>` whose keys were an `Integer` and a `String`
+    /// compiled only with raw types, and its test threw a
+    /// `ClassCastException` no typed caller can cause.
+    pub fn align_entries(&mut self, template: &Template) {
+        let mut aligned = Vec::new();
+        for hole in live_holes(template, self) {
+            let HoleKind::Reference { choices, .. } = &hole.kind else {
+                continue;
+            };
+            let Some(Choice::Collection { entries, .. }) = choices
+                .len()
+                .checked_sub(1)
+                .map(|last| &choices[self.choice(&hole.path).min(last)])
+            else {
+                continue;
+            };
+            let Some((first, rest)) = entries.split_first() else {
+                continue;
+            };
+            for entry in rest {
+                for (model, other) in first.iter().zip(entry) {
+                    aligned.push((model.path.clone(), other.path.clone()));
+                }
+            }
+        }
+        for (model, other) in aligned {
+            let choice = self.choice(&model);
+            self.holes.choices.insert(other, choice);
+        }
+    }
+
     /// Changes what the chosen way of filling hole `path` holds.
     fn mutate_choice(&mut self, path: &str, choice: &Choice, constants: &Constants, rng: &mut Rng) {
         match choice {
@@ -506,6 +540,47 @@ mod tests {
             assert!(genome.mutate(&template, &Constants::default(), &mut rng));
         }
         assert!(!genome.is_null("p1"));
+    }
+
+    #[test]
+    fn every_entry_of_a_collection_takes_the_first_entrys_class() {
+        let entry = |i: usize| {
+            vec![Hole {
+                path: format!("p1.c0.e{i}"),
+                kind: HoleKind::Reference {
+                    nullable: false,
+                    choices: vec![
+                        Choice::Str,
+                        Choice::Boxed {
+                            class: ClassName::internal("java/lang/Integer"),
+                            base: BaseType::Int,
+                        },
+                    ],
+                },
+            }]
+        };
+        let mut template = template();
+        template.args[1].kind = HoleKind::Reference {
+            nullable: true,
+            choices: vec![Choice::Collection {
+                place: "p1.c0".into(),
+                class: ClassName::internal("java/util/ArrayList"),
+                add: MethodId::new(
+                    ClassName::internal("java/util/ArrayList"),
+                    "add",
+                    "(Ljava/lang/Object;)Z",
+                ),
+                entries: vec![entry(0), entry(1)],
+            }],
+        };
+        let mut genome = Genome::default();
+        genome.holes.lengths.insert("p1.c0".into(), 2);
+        genome.holes.choices.insert("p1.c0.e1".into(), 1);
+        genome.align_entries(&template);
+        assert_eq!(genome.choice("p1.c0.e1"), 0);
+        genome.holes.choices.insert("p1.c0.e0".into(), 1);
+        genome.align_entries(&template);
+        assert_eq!(genome.choice("p1.c0.e1"), 1);
     }
 
     #[test]
