@@ -118,6 +118,16 @@ pub enum TraceEvent {
         site: i32,
         operands: CompareOperands,
     },
+    /// Before a JDK call whose boolean result the next instruction branches
+    /// on (`String.equals`, `startsWith`, `Character.isDigit`, ... on
+    /// strings and characters; PROBE_API.md lists them): how far its
+    /// arguments were from making it return true (0 when it does), and
+    /// the string argument it compared against, when short.
+    CallDistance {
+        site: i32,
+        to_true: f64,
+        argument: Option<String>,
+    },
     /// A call that left the code under test returned.
     ExternalResult {
         site: i32,
@@ -225,13 +235,20 @@ const RESULT_OBJECT: u8 = 20;
 const SYSTEM_EXIT: u8 = 21;
 const RUNTIME_EXIT: u8 = 22;
 const RUNTIME_HALT: u8 = 23;
+const CALL_DISTANCE: u8 = 24;
 
 /// Bytes per event: kind (u8), site (i32), two operands (i64), big-endian.
 const EVENT_SIZE: usize = 21;
 
-/// Decodes one thread's events. `classes` is the thread's table of class
-/// names that reference operands point into.
-pub(crate) fn decode(bytes: &[u8], classes: &[String]) -> Result<Vec<TraceEvent>, String> {
+/// A thread's tables that events point into: class names of reference
+/// operands, and strings call distances compared against.
+pub(crate) struct Tables<'t> {
+    pub(crate) classes: &'t [String],
+    pub(crate) strings: &'t [String],
+}
+
+/// Decodes one thread's events.
+pub(crate) fn decode(bytes: &[u8], tables: &Tables<'_>) -> Result<Vec<TraceEvent>, String> {
     if !bytes.len().is_multiple_of(EVENT_SIZE) {
         return Err(format!(
             "trace of {} bytes is not a whole number of events",
@@ -245,7 +262,7 @@ pub(crate) fn decode(bytes: &[u8], classes: &[String]) -> Result<Vec<TraceEvent>
             let site = i32::from_be_bytes(chunk[1..5].try_into().expect("4 bytes"));
             let a = i64::from_be_bytes(chunk[5..13].try_into().expect("8 bytes"));
             let b = i64::from_be_bytes(chunk[13..21].try_into().expect("8 bytes"));
-            decode_event(kind, site, a, b, classes)
+            decode_event(kind, site, a, b, tables)
         })
         .collect()
 }
@@ -255,9 +272,9 @@ fn decode_event(
     site: i32,
     a: i64,
     b: i64,
-    classes: &[String],
+    tables: &Tables<'_>,
 ) -> Result<TraceEvent, String> {
-    let reference = |operand: i64| object_ref(operand, classes);
+    let reference = |operand: i64| object_ref(operand, tables.classes);
     // Operands hold ints sign-extended and floats as raw bits.
     let int = |operand: i64| operand as i32;
     let branch = |operands| Ok(TraceEvent::Branch { site, operands });
@@ -324,6 +341,17 @@ fn decode_event(
         SYSTEM_EXIT => exit(ExitCall::SystemExit),
         RUNTIME_EXIT => exit(ExitCall::RuntimeExit),
         RUNTIME_HALT => exit(ExitCall::RuntimeHalt),
+        // A string index the table does not hold yet (read while the thread
+        // still recorded, after a timeout) is no argument, not an error.
+        CALL_DISTANCE => Ok(TraceEvent::CallDistance {
+            site,
+            to_true: f64::from_bits(a as u64),
+            argument: usize::try_from(b)
+                .ok()
+                .and_then(|index| index.checked_sub(1))
+                .and_then(|index| tables.strings.get(index))
+                .cloned(),
+        }),
         other => Err(format!("unknown trace event kind {other}")),
     }
 }
@@ -411,7 +439,14 @@ mod tests {
         bytes.extend(event(IF_REF_PAIR, 8, string_ref, 0));
         bytes.extend(event(FCMPG, 9, i64::from(f32::NAN.to_bits()), 0));
         bytes.extend(event(SYSTEM_EXIT, -1, 3, 0));
-        let events = decode(&bytes, &classes).unwrap();
+        bytes.extend(event(CALL_DISTANCE, 10, 2.5f64.to_bits() as i64, 1));
+        bytes.extend(event(CALL_DISTANCE, 11, 0, 5));
+        let strings = vec!["--help".to_string()];
+        let tables = Tables {
+            classes: &classes,
+            strings: &strings,
+        };
+        let events = decode(&bytes, &tables).unwrap();
         assert_eq!(
             events,
             [
@@ -443,14 +478,29 @@ mod tests {
                     call: ExitCall::SystemExit,
                     status: 3
                 },
+                TraceEvent::CallDistance {
+                    site: 10,
+                    to_true: 2.5,
+                    argument: Some("--help".into())
+                },
+                // An index past the table (read mid-run) is no argument.
+                TraceEvent::CallDistance {
+                    site: 11,
+                    to_true: 0.0,
+                    argument: None
+                },
             ]
         );
     }
 
     #[test]
     fn rejects_bad_input() {
-        assert!(decode(&[1, 2, 3], &[]).is_err());
-        assert!(decode(&event(99, 0, 0, 0), &[]).is_err());
-        assert!(decode(&event(IF_REF, 0, 2 << 32, 0), &[]).is_err());
+        let tables = Tables {
+            classes: &[],
+            strings: &[],
+        };
+        assert!(decode(&[1, 2, 3], &tables).is_err());
+        assert!(decode(&event(99, 0, 0, 0), &tables).is_err());
+        assert!(decode(&event(IF_REF, 0, 2 << 32, 0), &tables).is_err());
     }
 }

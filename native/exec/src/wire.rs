@@ -110,6 +110,8 @@ struct WireTrace {
     /// base64 of the binary events (see trace.rs).
     events: String,
     classes: Vec<String>,
+    #[serde(default)]
+    strings: Vec<String>,
     dropped_events: u64,
 }
 
@@ -145,7 +147,13 @@ impl RunAnswer {
             .map(|wire| {
                 let bytes = base64::decode(&wire.events)?;
                 Ok(ThreadTrace {
-                    events: trace::decode(&bytes, &wire.classes)?,
+                    events: trace::decode(
+                        &bytes,
+                        &trace::Tables {
+                            classes: &wire.classes,
+                            strings: &wire.strings,
+                        },
+                    )?,
                     thread: wire.thread,
                     dropped_events: wire.dropped_events,
                     truncated: wire.dropped_events > 0,

@@ -9,7 +9,7 @@ use testgen_classfile::instruction::{opcode, Instruction, Operands};
 use testgen_classfile::ClassFile;
 
 use crate::pool::{PoolExtension, PoolFull};
-use crate::probe::{ProbeMethod, PROBE_CLASS};
+use crate::probe::{MeasuredCall, ProbeMethod, StringTest, PROBE_CLASS};
 use crate::{ProbeIds, Site, SiteKind};
 
 /// One piece of inserted bytecode, with its constant pool indices resolved.
@@ -17,6 +17,7 @@ use crate::{ProbeIds, Site, SiteKind};
 pub(crate) enum Snippet {
     Dup,
     Dup2,
+    AconstNull,
     /// `sipush value`.
     Sipush(i16),
     /// `ldc_w` of an `Integer` constant, for ids above 32767.
@@ -28,7 +29,7 @@ pub(crate) enum Snippet {
 impl Snippet {
     pub(crate) fn len(self) -> u32 {
         match self {
-            Snippet::Dup | Snippet::Dup2 => 1,
+            Snippet::Dup | Snippet::Dup2 | Snippet::AconstNull => 1,
             Snippet::Sipush(_) | Snippet::LdcW(_) | Snippet::InvokeStatic(_) => 3,
         }
     }
@@ -37,6 +38,7 @@ impl Snippet {
         match self {
             Snippet::Dup => code.push(opcode::DUP),
             Snippet::Dup2 => code.push(opcode::DUP2),
+            Snippet::AconstNull => code.push(opcode::ACONST_NULL),
             Snippet::Sipush(value) => {
                 code.push(opcode::SIPUSH);
                 code.extend(value.to_be_bytes());
@@ -92,7 +94,7 @@ impl Planner<'_, '_> {
     ) -> Result<MethodPlan, PlanError> {
         let head = vec![self.push(method_id)?, self.call(ProbeMethod::Enter)?];
         let mut patches = Vec::with_capacity(instructions.len());
-        for instruction in instructions {
+        for (index, instruction) in instructions.iter().enumerate() {
             let mut patch = Patch::default();
             if handler_offsets.binary_search(&instruction.offset).is_ok() {
                 let site = self.site(method_id, instruction.offset, SiteKind::Catch);
@@ -102,7 +104,8 @@ impl Planner<'_, '_> {
                     self.call(ProbeMethod::Caught)?,
                 ]);
             }
-            self.plan_instruction(method_id, instruction, &mut patch)?;
+            let next = instructions.get(index + 1);
+            self.plan_instruction(method_id, instruction, next, &mut patch)?;
             patches.push(patch);
         }
         Ok(MethodPlan { head, patches })
@@ -112,6 +115,7 @@ impl Planner<'_, '_> {
         &mut self,
         method_id: u32,
         instruction: &Instruction<'_>,
+        next: Option<&Instruction<'_>>,
         patch: &mut Patch,
     ) -> Result<(), PlanError> {
         use opcode::*;
@@ -182,17 +186,20 @@ impl Planner<'_, '_> {
                 .before
                 .extend([self.push(method_id)?, self.call(ProbeMethod::Exit)?]),
             INVOKEVIRTUAL | INVOKESPECIAL | INVOKESTATIC | INVOKEINTERFACE => {
-                self.plan_call(method_id, instruction, patch)?;
+                let tested = next.is_some_and(|next| matches!(next.opcode, IFEQ | IFNE));
+                self.plan_call(method_id, instruction, tested, patch)?;
             }
             _ => {}
         }
         Ok(())
     }
 
+    /// `tested`: the next instruction branches on the call's result.
     fn plan_call(
         &mut self,
         method_id: u32,
         instruction: &Instruction<'_>,
+        tested: bool,
         patch: &mut Patch,
     ) -> Result<(), PlanError> {
         let (Operands::Constant(index) | Operands::InvokeInterface { index, .. }) =
@@ -244,6 +251,8 @@ impl Planner<'_, '_> {
             Some(FieldType::Base(_)) => (Some(Snippet::Dup), ProbeMethod::ResultInt),
             Some(_) => (Some(Snippet::Dup), ProbeMethod::ResultObject),
         };
+        let measured =
+            MeasuredCall::of(&member.class, &member.name, &member.descriptor).filter(|_| tested);
         let site = self.site(
             method_id,
             instruction.offset,
@@ -253,6 +262,32 @@ impl Planner<'_, '_> {
                 descriptor: member.descriptor.into_owned(),
             },
         );
+        if let Some(measured) = measured {
+            // The operands, duplicated, and the test's code go to a probe
+            // before the call; the call itself is unchanged.
+            let (operands, test, probe) = match measured {
+                MeasuredCall::String(StringTest::IsEmpty) => (
+                    vec![Snippet::Dup, Snippet::AconstNull],
+                    StringTest::IsEmpty as i16,
+                    ProbeMethod::StringTest,
+                ),
+                MeasuredCall::String(test) => {
+                    (vec![Snippet::Dup2], test as i16, ProbeMethod::StringTest)
+                }
+                MeasuredCall::StaticEquals => (
+                    vec![Snippet::Dup2],
+                    StringTest::Equals as i16,
+                    ProbeMethod::StringTest,
+                ),
+                MeasuredCall::Char(test) => {
+                    (vec![Snippet::Dup], test as i16, ProbeMethod::CharTest)
+                }
+            };
+            patch.before.extend(operands);
+            patch
+                .before
+                .extend([Snippet::Sipush(test), self.push(site)?, self.call(probe)?]);
+        }
         patch.after.extend(dup);
         patch.after.extend([self.push(site)?, self.call(probe)?]);
         Ok(())

@@ -26,6 +26,8 @@ pub enum ProbeMethod {
     ResultFloat,
     ResultDouble,
     ResultObject,
+    StringTest,
+    CharTest,
     SystemExit,
     RuntimeExit,
     RuntimeHalt,
@@ -63,9 +65,89 @@ impl ProbeMethod {
             ResultFloat => ("resultFloat", "(FI)V"),
             ResultDouble => ("resultDouble", "(DI)V"),
             ResultObject => ("resultObject", "(Ljava/lang/Object;I)V"),
+            StringTest => ("stringTest", "(Ljava/lang/Object;Ljava/lang/Object;II)V"),
+            CharTest => ("charTest", "(III)V"),
             SystemExit => ("systemExit", "(I)V"),
             RuntimeExit => ("runtimeExit", "(Ljava/lang/Object;I)V"),
             RuntimeHalt => ("runtimeHalt", "(Ljava/lang/Object;I)V"),
         }
+    }
+}
+
+/// A `String` call whose boolean result search measures a distance for;
+/// its code is the probe's `test` argument (`CallDistance.java`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StringTest {
+    Equals = 0,
+    EqualsIgnoreCase = 1,
+    StartsWith = 2,
+    EndsWith = 3,
+    Contains = 4,
+    IsEmpty = 5,
+}
+
+/// A `Character` predicate search measures a distance for (named as the
+/// methods are).
+#[allow(clippy::enum_variant_names)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CharTest {
+    IsDigit = 0,
+    IsLetter = 1,
+    IsLetterOrDigit = 2,
+    IsWhitespace = 3,
+    IsUpperCase = 4,
+    IsLowerCase = 5,
+    IsAlphabetic = 6,
+    IsSpaceChar = 7,
+}
+
+/// The measured test a call is, by its owner, name and descriptor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MeasuredCall {
+    /// Receiver and one argument on the stack (or only the receiver, for `isEmpty`).
+    String(StringTest),
+    /// Two arguments of a static call (`Objects.equals`).
+    StaticEquals,
+    /// One `char` or code point argument of a static call.
+    Char(CharTest),
+}
+
+impl MeasuredCall {
+    pub(crate) fn of(owner: &str, name: &str, descriptor: &str) -> Option<MeasuredCall> {
+        use MeasuredCall::*;
+        let call = match (owner, name, descriptor) {
+            ("java/lang/String" | "java/lang/Object", "equals", "(Ljava/lang/Object;)Z") => {
+                String(StringTest::Equals)
+            }
+            ("java/lang/String", "equalsIgnoreCase", "(Ljava/lang/String;)Z") => {
+                String(StringTest::EqualsIgnoreCase)
+            }
+            ("java/lang/String", "startsWith", "(Ljava/lang/String;)Z") => {
+                String(StringTest::StartsWith)
+            }
+            ("java/lang/String", "endsWith", "(Ljava/lang/String;)Z") => {
+                String(StringTest::EndsWith)
+            }
+            ("java/lang/String", "contains", "(Ljava/lang/CharSequence;)Z") => {
+                String(StringTest::Contains)
+            }
+            ("java/lang/String", "isEmpty", "()Z") => String(StringTest::IsEmpty),
+            ("java/util/Objects", "equals", "(Ljava/lang/Object;Ljava/lang/Object;)Z") => {
+                StaticEquals
+            }
+            ("java/lang/Character", name, "(C)Z" | "(I)Z") => Char(match name {
+                "isDigit" => CharTest::IsDigit,
+                "isLetter" => CharTest::IsLetter,
+                "isLetterOrDigit" => CharTest::IsLetterOrDigit,
+                "isWhitespace" => CharTest::IsWhitespace,
+                "isUpperCase" => CharTest::IsUpperCase,
+                "isLowerCase" => CharTest::IsLowerCase,
+                "isAlphabetic" => CharTest::IsAlphabetic,
+                "isSpaceChar" => CharTest::IsSpaceChar,
+                _ => return None,
+            }),
+            _ => return None,
+        };
+        Some(call)
     }
 }

@@ -17,8 +17,9 @@ use crate::plan::{snippets_len, MethodPlan};
 
 /// Largest code array the JVM accepts (JVMS 4.7.3: code_length < 65536).
 const MAX_CODE_LENGTH: u32 = 65535;
-/// The most any snippet adds to the operand stack: `dup2` then an id.
-const EXTRA_STACK: u16 = 3;
+/// The most any snippet adds to the operand stack: `dup2`, a call
+/// distance's test code, then an id.
+const EXTRA_STACK: u16 = 4;
 
 /// Why a method is left as it was.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -76,6 +76,18 @@ fn plans() -> Vec<Plan> {
         let arg = word.map_or(Value::Null, Value::string);
         single(call("word", "(Ljava/lang/String;)I", vec![arg]));
     }
+    for text in [
+        Some("--help"),
+        Some(""),
+        Some("-Dx=1"),
+        Some("-Dx"),
+        Some("7"),
+        Some("-"),
+        None,
+    ] {
+        let arg = text.map_or(Value::Null, Value::string);
+        single(call("option", "(Ljava/lang/String;)I", vec![arg]));
+    }
     for (a, b) in [
         (None, None),
         (Some("a"), Some("a")),
@@ -264,4 +276,64 @@ fn instrumented_and_original_classes_behave_the_same() {
     );
     assert!(exits >= 2, "System.exit is intercepted on both sides");
     assert!(exceptions >= 2, "exceptions are compared too");
+}
+
+#[test]
+fn tested_string_and_character_calls_record_how_far_they_were_from_true() {
+    let classes = testgen_testkit::compile_fixture("differential");
+    let bytes = fs::read(classes.join("fixtures/differential/Mixed.class")).unwrap();
+    let instrumented = instrument(&bytes, &mut ProbeIds::default(), &|name| {
+        name.starts_with("fixtures/differential/")
+    })
+    .unwrap();
+    let mut probed = executor(&classes);
+    probed
+        .define(&[(MIXED.to_string(), instrumented.bytes.clone())])
+        .unwrap();
+    let mut distances = |text: &str| -> Vec<(String, f64, Option<String>)> {
+        let plan = Plan::new(vec![call(
+            "option",
+            "(Ljava/lang/String;)I",
+            vec![Value::string(text)],
+        )]);
+        let outcome = probed.run(&plan).unwrap();
+        outcome.trace[0]
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                TraceEvent::CallDistance {
+                    site,
+                    to_true,
+                    argument,
+                } => {
+                    let site = instrumented.sites.iter().find(|s| s.id as i32 == *site)?;
+                    let SiteKind::ExternalCall { name, .. } = &site.kind else {
+                        panic!("a call distance at {site:?}")
+                    };
+                    Some((name.clone(), *to_true, argument.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let help = Some("--help".to_string());
+    // "--hel" is one character short of "--help": 1 (unequal) + 1.
+    assert_eq!(
+        distances("--hel"),
+        [
+            ("equals".into(), 2.0, help.clone()),
+            ("isEmpty".into(), 5.0, None),
+            ("startsWith".into(), 1.0 + 23.0 / 24.0, Some("-D".into())),
+            ("isDigit".into(), 3.0, None),
+            ("equals".into(), 5.0, Some("-".into())),
+        ]
+    );
+    assert_eq!(distances("--help"), [("equals".into(), 0.0, help)]);
+    // The closest window of "-Dx" to "=" is "D" (68 against 61).
+    let contains = distances("-Dx");
+    assert_eq!(contains[2], ("startsWith".into(), 0.0, Some("-D".into())));
+    assert_eq!(
+        contains[3],
+        ("contains".into(), 1.0 + 7.0 / 8.0, Some("=".into()))
+    );
 }

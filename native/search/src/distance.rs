@@ -89,6 +89,20 @@ pub fn switch_case(key: i32, case: i32) -> f64 {
     normalised((f64::from(key) - f64::from(case)).abs())
 }
 
+/// The normalised distances to taken and to falling through of an `ifeq`
+/// or `ifne` testing a boolean call that was `to_true` from returning true
+/// (a call distance; 0 when it returned true, and then one step from false).
+pub fn tested_call(opcode: u8, to_true: f64) -> Option<(f64, f64)> {
+    let to_false = if to_true == 0.0 { 1.0 } else { 0.0 };
+    let (true_distance, false_distance) = (normalised(to_true), normalised(to_false));
+    match opcode {
+        // `ifeq` jumps when the call returned false.
+        IFEQ => Some((false_distance, true_distance)),
+        IFNE => Some((true_distance, false_distance)),
+        _ => None,
+    }
+}
+
 fn compared_values(operands: &CompareOperands) -> Option<(f64, f64)> {
     Some(match *operands {
         // As f64 a long loses precision beyond 2^53: a distance, not an
@@ -146,6 +160,20 @@ mod tests {
         let (taken, not_taken) =
             branch(IFGT, &BranchOperands::Int { value: 1 }, Some(&nan)).unwrap();
         assert_eq!((taken, not_taken), (0.0, normalised(1.0)));
+    }
+
+    #[test]
+    fn a_tested_call_is_as_far_from_true_as_its_arguments_were() {
+        // `if (s.equals("--help"))` compiles to ifeq past the body.
+        let (taken, not_taken) = tested_call(IFEQ, 3.0).unwrap();
+        assert_eq!((taken, not_taken), (0.0, normalised(3.0)));
+        assert!(
+            tested_call(IFEQ, 1.5).unwrap().1 < not_taken,
+            "closer is less"
+        );
+        // It returned true: one step from false.
+        assert_eq!(tested_call(IFNE, 0.0), Some((0.0, normalised(1.0))));
+        assert_eq!(tested_call(IFLT, 0.0), None);
     }
 
     #[test]

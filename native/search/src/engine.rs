@@ -500,11 +500,19 @@ fn tournament(ranks: &[usize], rng: &mut Rng) -> usize {
 
 impl Constants {
     /// Adds the numbers runs compared something against (both operands of
-    /// each two-operand branch and comparison), so that mutation can try
-    /// values the code itself looked for.
+    /// each two-operand branch and comparison) and the strings measured
+    /// calls compared against, so that mutation can try values the code
+    /// itself looked for.
     pub fn observe(&mut self, events: &[TraceEvent]) {
         for event in events {
             let pair = match event {
+                TraceEvent::CallDistance {
+                    argument: Some(argument),
+                    ..
+                } => {
+                    self.add_string(argument);
+                    continue;
+                }
                 TraceEvent::Branch {
                     operands: BranchOperands::IntPair { left, right },
                     ..

@@ -139,11 +139,26 @@ pub fn fitness(
             }
             continue;
         }
-        let compared = match index.checked_sub(1).map(|before| &events[before]) {
+        let before = index.checked_sub(1).map(|before| &events[before]);
+        let compared = match before {
             Some(TraceEvent::Compare { operands, .. }) => Some(operands),
             _ => None,
         };
-        if let Some((taken, not_taken)) = distance::branch(at.opcode, operands, compared) {
+        // A measured call just before, in the same method, is what an
+        // `ifeq`/`ifne` tests (the probes measure no other).
+        let call = match before {
+            Some(TraceEvent::CallDistance { site, to_true, .. })
+                if program
+                    .site(*site)
+                    .is_some_and(|call| call.method == at.method) =>
+            {
+                distance::tested_call(at.opcode, *to_true)
+            }
+            _ => None,
+        };
+        if let Some((taken, not_taken)) =
+            call.or_else(|| distance::branch(at.opcode, operands, compared))
+        {
             improve(&mut best, &goal(Outcome::Taken), taken);
             improve(&mut best, &goal(Outcome::NotTaken), not_taken);
         }

@@ -98,6 +98,18 @@ impl Constants {
     }
 }
 
+impl Constants {
+    /// Adds `text` to the strings, as [`Constants::add_integer`] does numbers.
+    pub fn add_string(&mut self, text: &str) {
+        let units: Vec<u16> = text.encode_utf16().collect();
+        if let Err(at) = self.strings.binary_search(&units) {
+            if self.strings.len() < MAX_CONSTANTS {
+                self.strings.insert(at, units);
+            }
+        }
+    }
+}
+
 /// Concrete values for a template's holes, by hole path: what mutation
 /// and crossover change.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -415,11 +427,35 @@ fn mutated_number(current: &Value, base: BaseType, constants: &Constants, rng: &
     whole(next.clamp(min, max), base)
 }
 
-/// A string one edit from `current` (a character inserted, removed or
-/// replaced), a constant of the class, or empty.
+/// A string one edit from `current` (a character inserted, removed,
+/// replaced or moved a few code units up or down, which a call distance
+/// rewards step by step), a constant of the class, one spliced in, or empty.
 fn mutated_string(mut current: Vec<u16>, constants: &Constants, rng: &mut Rng) -> Vec<u16> {
     let printable = |rng: &mut Rng| rng.between(0x20, 0x7e) as u16;
-    match rng.below(6) {
+    match rng.below(8) {
+        6 if !current.is_empty() => {
+            let at = rng.below(current.len());
+            let step = 1u16 << rng.below(4);
+            let unit = current[at];
+            let moved = if rng.below(2) == 0 {
+                unit.saturating_add(step)
+            } else {
+                unit.saturating_sub(step)
+            };
+            // ASCII stays readable: tab to tilde.
+            current[at] = if unit <= 0x7e {
+                moved.clamp(0x09, 0x7e)
+            } else {
+                moved
+            };
+        }
+        7 => {
+            if let Some(constant) = rng.pick(&constants.strings) {
+                let at = rng.below(current.len() + 1);
+                current.splice(at..at, constant.iter().copied());
+                current.truncate(MAX_LENGTH.max(constant.len()));
+            }
+        }
         0 | 1 if current.len() < MAX_LENGTH => {
             let at = rng.below(current.len() + 1);
             let unit = printable(rng);

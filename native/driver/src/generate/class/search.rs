@@ -168,7 +168,9 @@ impl Evaluator for Runs<'_, '_, '_, '_, '_, '_> {
             .filter(|event| {
                 matches!(
                     event,
-                    TraceEvent::Branch { .. } | TraceEvent::Compare { .. }
+                    TraceEvent::Branch { .. }
+                        | TraceEvent::Compare { .. }
+                        | TraceEvent::CallDistance { .. }
                 )
             })
             .cloned()

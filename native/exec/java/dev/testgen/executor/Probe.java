@@ -135,6 +135,37 @@ public final class Probe {
         return left < right ? -1 : (left == right ? 0 : 1);
     }
 
+    // Calls whose boolean result the next instruction branches on: how far
+    // their arguments were from making them return true. Recorded only for
+    // strings (probes call no code under test) and only when the call will
+    // not throw, so an exception's events stay as they were.
+
+    public static void stringTest(Object subject, Object argument, int test, int site) {
+        if (!(subject instanceof String)) {
+            return;
+        }
+        if (test != CallDistance.IS_EMPTY && !(argument instanceof String)) {
+            return;
+        }
+        TraceBuffer buffer = buffer();
+        if (buffer == null) {
+            return;
+        }
+        double distance = CallDistance.ofString(test, (String) subject, (String) argument);
+        if (distance >= 0) {
+            buffer.add(TraceBuffer.CALL_DISTANCE, site, Double.doubleToRawLongBits(distance),
+                    buffer.string((String) argument));
+        }
+    }
+
+    public static void charTest(int codePoint, int test, int site) {
+        TraceBuffer buffer = buffer();
+        if (buffer != null) {
+            buffer.add(TraceBuffer.CALL_DISTANCE, site,
+                    Double.doubleToRawLongBits(CallDistance.ofChar(test, codePoint)), 0);
+        }
+    }
+
     // Results of calls that left the code under test.
 
     public static void returned(int site) {

@@ -24,7 +24,7 @@ final class TraceBuffer {
             IF_INT_PAIR = 6, IF_REF = 7, IF_REF_PAIR = 8, SWITCH_KEY = 9, LCMP = 10, FCMPL = 11,
             FCMPG = 12, DCMPL = 13, DCMPG = 14, RETURNED = 15, RESULT_INT = 16, RESULT_LONG = 17,
             RESULT_FLOAT = 18, RESULT_DOUBLE = 19, RESULT_OBJECT = 20, SYSTEM_EXIT = 21,
-            RUNTIME_EXIT = 22, RUNTIME_HALT = 23;
+            RUNTIME_EXIT = 22, RUNTIME_HALT = 23, CALL_DISTANCE = 24;
 
     private static final VarHandle COUNT;
 
@@ -37,6 +37,8 @@ final class TraceBuffer {
     }
 
     private static final int CHUNK = 4096;
+    /** Strings a buffer keeps for call distances, and their length at most (longer ones are not kept). */
+    private static final int MAX_STRINGS = 256, MAX_STRING_LENGTH = 64;
     private static final int EVENT_BYTES = 21;
 
     final PlanContext plan;
@@ -57,6 +59,9 @@ final class TraceBuffer {
     private final Map<Class<?>, Integer> classIndex = new IdentityHashMap<>();
     private String[] classNames = new String[8];
     private int classCount;
+
+    private final Map<String, Integer> stringIndex = new java.util.HashMap<>();
+    private String[] strings = new String[0];
 
     TraceBuffer(PlanContext plan, Thread thread) {
         this.plan = plan;
@@ -113,6 +118,28 @@ final class TraceBuffer {
         return ((long) (index + 1) << 32) | (System.identityHashCode(o) & 0xFFFFFFFFL);
     }
 
+    /**
+     * `text`'s index in this buffer's string table plus one, or 0 for none
+     * (null, too long, or the table is full): the values a branch compared
+     * its input against, which search then tries.
+     */
+    long string(String text) {
+        if (text == null || text.length() > MAX_STRING_LENGTH) {
+            return 0;
+        }
+        Integer index = stringIndex.get(text);
+        if (index == null) {
+            if (strings.length == MAX_STRINGS) {
+                return 0;
+            }
+            index = strings.length;
+            strings = Arrays.copyOf(strings, index + 1);
+            strings[index] = text;
+            stringIndex.put(text, index);
+        }
+        return index + 1;
+    }
+
     boolean isEmpty() {
         return count == 0 && dropped == 0;
     }
@@ -140,6 +167,11 @@ final class TraceBuffer {
         int classes = Math.min(classCount, names.length);
         for (int i = 0; i < classes && names[i] != null; i++) {
             json.string(names[i]);
+        }
+        json.endArray();
+        json.name("strings").beginArray();
+        for (String text : this.strings) {
+            json.string(text);
         }
         json.endArray().field("dropped_events", dropped).endObject();
     }
