@@ -256,6 +256,7 @@ impl Template {
                 nullable: false,
                 objects_only: true,
                 prepared_by_contexts: true,
+                own_class: None,
             });
         }
         for (k, call) in prefix.iter().enumerate() {
@@ -267,6 +268,7 @@ impl Template {
                     nullable: true,
                     objects_only: false,
                     prepared_by_contexts: false,
+                    own_class: None,
                 });
             }
         }
@@ -276,6 +278,8 @@ impl Template {
         for (i, (descriptor, type_arguments)) in
             descriptors.into_iter().zip(type_arguments).enumerate()
         {
+            let own_class =
+                (receives && descriptor == "Ljava/lang/Object;").then(|| target.class.clone());
             roots.push(Root {
                 path: format!("p{i}"),
                 descriptor,
@@ -283,6 +287,7 @@ impl Template {
                 nullable: true,
                 objects_only: false,
                 prepared_by_contexts: false,
+                own_class,
             });
         }
         let read = recipes.fields_read_from(&target);
@@ -394,6 +399,10 @@ struct Root {
     /// The receiver of the call under test, whose state its contexts (the
     /// receiver-preparing calls) set: no setters of its own.
     prepared_by_contexts: bool,
+    /// For an `Object` parameter of the instance method under test, its
+    /// class: whose objects come first (what `equals(Object)` compares against, and
+    /// what `contains(Object)` of a collection-like class holds).
+    own_class: Option<ClassName>,
 }
 
 /// A hole in the making: what it is for, and (once expanded) its choices
@@ -406,6 +415,7 @@ struct Node {
     nullable: bool,
     objects_only: bool,
     prepared_by_contexts: bool,
+    own_class: Option<ClassName>,
     choices: Vec<NodeChoice>,
 }
 
@@ -482,6 +492,7 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
                 self.nodes[index].objects_only = root.objects_only;
                 self.nodes[index].prepared_by_contexts = root.prepared_by_contexts;
                 self.nodes[index].type_arguments = root.type_arguments;
+                self.nodes[index].own_class = root.own_class;
                 index
             })
             .collect();
@@ -500,6 +511,7 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
             nullable,
             objects_only: false,
             prepared_by_contexts: false,
+            own_class: None,
             choices: Vec::new(),
         });
         let index = self.nodes.len() - 1;
@@ -530,6 +542,7 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
                 node.prepared_by_contexts,
             )
         };
+        let own_class = self.nodes[index].own_class.clone();
         let Ok(ty) = FieldType::parse(&descriptor) else {
             return;
         };
@@ -567,6 +580,12 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
                 } else {
                     self.recipes.of(&class)
                 };
+                if let Some(own) = own_class.filter(|_| class.as_internal() == "java/lang/Object") {
+                    let mut own_objects = self.recipes.objects(&own);
+                    recipes.retain(|recipe| !own_objects.contains(recipe));
+                    own_objects.append(&mut recipes);
+                    recipes = own_objects;
+                }
                 // The package's own constructors before what other
                 // objects' methods return.
                 let within_package = self.recipes.package_constructors(&class, &self.package);

@@ -356,6 +356,48 @@ fn the_bound_on_choices_keeps_the_literals_of_a_loosely_typed_parameter() {
 }
 
 #[test]
+fn an_object_parameter_takes_its_own_classs_objects_first() {
+    let classes = classes();
+    let program = program(&classes);
+    let recipes = Recipes::new(&program);
+    let unit = "fixtures/construct/Unit";
+    let equals = MethodId::of(unit, "equals", "(Ljava/lang/Object;)Z");
+    let template = Template::new(&recipes, equals, false, &[], Bounds::default()).unwrap();
+    let HoleKind::Reference { choices, .. } = &template.args[0].kind else {
+        panic!("an Object parameter is a reference hole")
+    };
+    // `Unit` has no public constructor: only its own recipes make one, and
+    // they come before every other class's and the literals.
+    assert!(
+        matches!(&choices[0], Choice::Constant { owner, .. } if owner.as_internal() == unit),
+        "{choices:?}"
+    );
+    assert!(
+        matches!(&choices[1], Choice::Factory { method, .. } if method.name == "of"),
+        "{choices:?}"
+    );
+    assert!(matches!(
+        choices[choices.len() - 2..],
+        [Choice::Str, Choice::Boxed { .. }]
+    ));
+    // A static method's `Object` parameter is not about its class (a
+    // utility class, as a rule): the program's classes in their order.
+    let describe = MethodId::of(
+        "fixtures/construct/Shapes",
+        "describe",
+        "(Ljava/lang/Object;)Ljava/lang/String;",
+    );
+    let template = Template::new(&recipes, describe, true, &[], Bounds::default()).unwrap();
+    let HoleKind::Reference { choices, .. } = &template.args[0].kind else {
+        panic!("an Object parameter is a reference hole")
+    };
+    assert!(
+        matches!(&choices[0], Choice::New { class, .. } if class.as_internal() == "fixtures/construct/Circle"),
+        "{choices:?}"
+    );
+}
+
+#[test]
 fn only_classes_a_test_can_name_are_used() {
     let classes = classes();
     let program = program(&classes);
