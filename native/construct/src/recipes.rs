@@ -11,9 +11,9 @@
 //! the state a path needs.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use testgen_analysis::{ClassAccess, Hierarchy, MethodKey, TypeInfo};
+use testgen_analysis::{mutable_static_fields, ClassAccess, Hierarchy, MethodKey, TypeInfo};
 use testgen_classfile::access::AccessFlags;
 use testgen_classfile::descriptor::{BaseType, FieldType, MethodDescriptor};
 use testgen_classfile::ClassFile;
@@ -116,6 +116,7 @@ pub struct Recipes<'p, 'a> {
     /// Each program class's field accesses and calls, read once (none for
     /// a class the program lacks or that does not read).
     accesses: Mutex<BTreeMap<ClassName, Option<Arc<ClassAccess>>>>,
+    keeps_static_state: OnceLock<bool>,
 }
 
 /// `cache`'s value for `key`, computed by `compute` the first time.
@@ -164,6 +165,7 @@ impl<'p, 'a> Recipes<'p, 'a> {
             setters: Mutex::new(BTreeMap::new()),
             fields_read: Mutex::new(BTreeMap::new()),
             accesses: Mutex::new(BTreeMap::new()),
+            keeps_static_state: OnceLock::new(),
         }
     }
 
@@ -181,6 +183,21 @@ impl<'p, 'a> Recipes<'p, 'a> {
             self.access(class)
                 .map(|access| setters_of(class, &access))
                 .unwrap_or_default()
+        })
+    }
+
+    /// Whether some class of the program keeps mutable static state (a
+    /// static field assigned after its class is initialised, or a static
+    /// container read later: `testgen_analysis::statics`), or could not
+    /// be read to tell. When none does, one run of the program leaves
+    /// nothing behind for the next. Worked out once.
+    pub fn program_keeps_static_state(&self) -> bool {
+        *self.keeps_static_state.get_or_init(|| {
+            self.program.classes().any(|(name, file)| {
+                self.access(name).is_none_or(|access| {
+                    mutable_static_fields(file, &access).map_or(true, |fields| !fields.is_empty())
+                })
+            })
         })
     }
 

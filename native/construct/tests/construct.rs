@@ -500,3 +500,15 @@ fn a_new_object_gets_its_setters_with_holes_down_to_the_depth_bound() {
     assert_eq!(levels, bounds.max_object_depth + 1);
     assert!(template.holes().len() <= bounds.max_holes);
 }
+
+#[test]
+fn a_program_keeps_static_state_when_one_class_does() {
+    let classes = classes();
+    let program = program(&classes);
+    assert!(!Recipes::new(&program).program_keeps_static_state());
+    // `fixtures/analysis` has a counter in a static field.
+    let dir = testgen_testkit::compile_fixture("analysis");
+    let with_statics = testgen_testkit::classes_in(&dir);
+    let program = self::program(&with_statics);
+    assert!(Recipes::new(&program).program_keeps_static_state());
+}

@@ -37,17 +37,18 @@ impl<'e> PlanRunner<'e> {
         self.run_with(plan, LoaderChoice::Fresh, Environment::unchanged())
     }
 
-    /// Runs `plan` on a fresh class loader within `timeout` (shorter than
-    /// the usual limit where many plans share little time).
+    /// Runs `plan` on `loader` within `timeout` (shorter than the usual
+    /// limit where many plans share little time).
     pub fn run_limited(
         &mut self,
         plan: &Plan,
         timeout: std::time::Duration,
+        loader: LoaderChoice,
     ) -> Result<PlanOutcome, ExecError> {
         self.runs += 1;
         let settings = RunSettings {
             timeout: timeout.min(self.executor.config().plan_timeout),
-            loader: LoaderChoice::Fresh,
+            loader,
             environment: Environment::unchanged(),
         };
         self.executor.run_with(plan, &settings)

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use testgen_construct::{contexts, preparing_calls};
-use testgen_exec::{ExecError, Plan, PlanStatus, StatementOutcome, TraceEvent};
+use testgen_exec::{ExecError, LoaderChoice, Plan, PlanStatus, StatementOutcome, TraceEvent};
 use testgen_search::genome::{Constants, Genome};
 use testgen_search::{
     search, Evaluated, Evaluator, GoalGraph, Problem, SearchMethod, SearchOptions, Seed, Stop,
@@ -92,11 +92,21 @@ pub fn search_open_goals(
         seed: job.options.seed,
         ..SearchOptions::default()
     };
+    // A class loader of its own per run costs loading, linking and a cold
+    // JIT each time (most of a run, in a search's thousands of short
+    // ones); runs of a program without static state may share one. What
+    // search keeps is measured on a fresh one like every candidate.
+    let loader = if job.recipes.program_keeps_static_state() {
+        LoaderChoice::Fresh
+    } else {
+        LoaderChoice::Shared
+    };
     let mut evaluator = Runs {
         job,
         runner,
         until,
         timeout: run_timeout(until.saturating_duration_since(started)),
+        loader,
     };
     let outcome = search(&problem, covered, &options, &mut evaluator)?;
     let searched = outcome
@@ -148,13 +158,14 @@ struct Runs<'r, 'j, 'e, 'x, 'p, 'a> {
     runner: &'r mut PlanRunner<'e>,
     until: Instant,
     timeout: Duration,
+    loader: LoaderChoice,
 }
 
 impl Evaluator for Runs<'_, '_, '_, '_, '_, '_> {
     type Error = ExecError;
 
     fn evaluate(&mut self, plan: &Plan) -> Result<Option<Evaluated>, ExecError> {
-        let outcome = self.runner.run_limited(plan, self.timeout)?;
+        let outcome = self.runner.run_limited(plan, self.timeout, self.loader)?;
         let usable = linkage_error(&outcome).is_none()
             && matches!(
                 outcome.status,
