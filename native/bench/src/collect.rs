@@ -369,6 +369,7 @@ fn read_corpus(dir: &Path, problems: &mut Vec<String>) -> Corpus {
         figures.explore_seconds = f64_at(&effort, "explore_seconds");
         figures.search_runs = u64_at(&effort, "search_runs");
         figures.search_seconds = f64_at(&effort, "search_seconds");
+        figures.search_executor_seconds = f64_at(&effort, "search_executor_seconds");
         figures.search_goals = u64_at(&effort, "search_goals");
         figures.stopped_by_budget = u64_at(&effort, "stopped_by_budget");
         figures.testgen_branches_covered = u64_at(&summary, "branches_covered");

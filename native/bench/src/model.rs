@@ -119,6 +119,9 @@ pub struct Figures {
     pub search_runs: Option<u64>,
     #[serde(default)]
     pub search_seconds: Option<f64>,
+    /// Of `search_seconds`, those spent running plans on the executor.
+    #[serde(default)]
+    pub search_executor_seconds: Option<f64>,
     #[serde(default)]
     pub search_goals: Option<u64>,
     #[serde(default)]
@@ -126,6 +129,9 @@ pub struct Figures {
     /// search_runs / search_seconds.
     #[serde(default)]
     pub search_plans_per_second: Option<f64>,
+    /// search_executor_seconds / search_seconds: where search's time goes.
+    #[serde(default)]
+    pub search_executor_share: Option<f64>,
     /// search_goals / testgen's covered branch outcomes: the share of the
     /// covered goals that search's tests added.
     #[serde(default)]
@@ -270,6 +276,7 @@ impl Figures {
         self.solver_share = div(self.solver_seconds, self.class_seconds);
         self.plans_per_second = div(f(self.runs), self.class_seconds);
         self.search_plans_per_second = div(f(self.search_runs), self.search_seconds);
+        self.search_executor_share = div(self.search_executor_seconds, self.search_seconds);
         self.search_goal_share = div(f(self.search_goals), f(self.testgen_branches_covered));
         self.methods_fully_built_share = div(f(self.methods_fully_built), f(self.methods));
     }
@@ -328,6 +335,7 @@ impl Figures {
             explore_seconds: sum(figs().map(|f| f.explore_seconds)),
             search_runs: sum(figs().map(|f| f.search_runs)),
             search_seconds: sum(figs().map(|f| f.search_seconds)),
+            search_executor_seconds: sum(figs().map(|f| f.search_executor_seconds)),
             search_goals: sum(figs().map(|f| f.search_goals)),
             stopped_by_budget: sum(figs().map(|f| f.stopped_by_budget)),
             testgen_branches_covered: sum(figs().map(|f| f.testgen_branches_covered)),

@@ -184,6 +184,7 @@ pub fn speed(bench: &Bench) -> String {
                 Unit::Percent.show(f.solver_share),
                 Unit::Rate.show(f.plans_per_second),
                 Unit::Rate.show(f.search_plans_per_second),
+                Unit::Percent.show(f.search_executor_share),
                 Unit::Percent.show(f.search_goal_share),
                 Unit::Count.show(f.stopped_by_budget.map(|n| n as f64)),
             ]
@@ -203,6 +204,7 @@ pub fn speed(bench: &Bench) -> String {
             "solver",
             "plans/s",
             "search plans/s",
+            "search in executor",
             "goals by search",
             "stopped by budget",
         ],
@@ -319,6 +321,8 @@ testgen MiB: testgen's own peak RSS (VmHWM); executor MiB: the largest executor 
   (sampled after each class).
 s/class: testgen's seconds per class; paths/s: paths explored per second of exploring;
   solver: solver seconds / class seconds; plans/s: executor plans per class second.
+  search plans/s: plans search ran per second of searching; search in executor: the share of
+  search's seconds spent waiting for runs (the rest is fitness, ranking and making plans).
   Class seconds are worker-seconds: with --jobs 2 they add up to about twice the wall time.
 worst class s: the slowest class's seconds, and that over --budget (bounded work: at most 1.5).
 methods fully built: public methods and constructors under test that some exploring run called

@@ -142,6 +142,9 @@ pub struct Effort {
     /// tests added to what exploring's tests cover (before validation).
     pub search_runs: usize,
     pub search_seconds: f64,
+    /// Of `search_seconds`, those spent running plans on the executor.
+    #[serde(default)]
+    pub search_executor_seconds: f64,
     pub search_goals: usize,
     /// 1 when the class's time, not its count bounds (`--max-runs`,
     /// `--max-evaluations`), ended exploring or search: its tests may
@@ -162,6 +165,7 @@ impl Effort {
         self.explore_seconds += other.explore_seconds;
         self.search_runs += other.search_runs;
         self.search_seconds += other.search_seconds;
+        self.search_executor_seconds += other.search_executor_seconds;
         self.search_goals += other.search_goals;
         self.stopped_by_budget += other.stopped_by_budget;
         self.seconds += other.seconds;
@@ -333,6 +337,7 @@ mod tests {
                 explore_seconds: 0.375,
                 search_runs: 7,
                 search_seconds: 0.125,
+                search_executor_seconds: 0.0625,
                 search_goals: 1,
                 stopped_by_budget: 0,
                 seconds: 0.5,

@@ -193,6 +193,7 @@ pub fn generate_class(
         search::search_open_goals(&job, &mut runner, &explored, &settled, search_until)?;
     result.effort.search_runs = effort.evaluations;
     result.effort.search_seconds = effort.seconds;
+    result.effort.search_executor_seconds = effort.executor_seconds;
     let explore_stopped_by_time = explored.methods.iter().any(|(_, found)| {
         found.failure == Some(Blocker::Budget) || found.blockers.contains(&Blocker::Budget)
     });

@@ -30,6 +30,9 @@ pub struct Searched {
 pub struct SearchEffort {
     pub evaluations: usize,
     pub seconds: f64,
+    /// Of those, the seconds spent waiting for the executor's runs (the
+    /// rest is search's own bookkeeping: fitness, ranking, making plans).
+    pub executor_seconds: f64,
     /// Whether time, not the count bound or the goals, ended the search.
     pub stopped_by_time: bool,
 }
@@ -107,6 +110,7 @@ pub fn search_open_goals(
         until,
         timeout: run_timeout(until.saturating_duration_since(started)),
         loader,
+        executing: Duration::ZERO,
     };
     let outcome = search(&problem, covered, &options, &mut evaluator)?;
     let searched = outcome
@@ -123,6 +127,7 @@ pub fn search_open_goals(
         SearchEffort {
             evaluations: outcome.evaluations,
             seconds: started.elapsed().as_secs_f64(),
+            executor_seconds: evaluator.executing.as_secs_f64(),
             stopped_by_time: outcome.stopped == Stop::Time,
         },
     ))
@@ -159,13 +164,18 @@ struct Runs<'r, 'j, 'e, 'x, 'p, 'a> {
     until: Instant,
     timeout: Duration,
     loader: LoaderChoice,
+    /// Time spent in runs so far.
+    executing: Duration,
 }
 
 impl Evaluator for Runs<'_, '_, '_, '_, '_, '_> {
     type Error = ExecError;
 
     fn evaluate(&mut self, plan: &Plan) -> Result<Option<Evaluated>, ExecError> {
-        let outcome = self.runner.run_limited(plan, self.timeout, self.loader)?;
+        let running = Instant::now();
+        let outcome = self.runner.run_limited(plan, self.timeout, self.loader);
+        self.executing += running.elapsed();
+        let outcome = outcome?;
         let usable = linkage_error(&outcome).is_none()
             && matches!(
                 outcome.status,
