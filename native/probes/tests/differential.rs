@@ -12,7 +12,7 @@ use testgen_exec::{
     BranchOperands, Executor, ExecutorConfig, Plan, PlanOutcome, PlanStatus, Statement, TraceEvent,
     Value,
 };
-use testgen_probes::{instrument, ProbeIds, SiteKind};
+use testgen_probes::{instrument, Instrumented, ProbeIds, SiteKind};
 
 const MIXED: &str = "fixtures.differential.Mixed";
 
@@ -181,14 +181,20 @@ fn probe_events(outcome: &PlanOutcome) -> usize {
         .count()
 }
 
-#[test]
-fn instrumented_and_original_classes_behave_the_same() {
+/// The compiled fixture's directory and `Mixed` with probes.
+fn instrumented_mixed() -> (std::path::PathBuf, Instrumented) {
     let classes = testgen_testkit::compile_fixture("differential");
-    let original_bytes = fs::read(classes.join("fixtures/differential/Mixed.class")).unwrap();
-    let instrumented = instrument(&original_bytes, &mut ProbeIds::default(), &|name| {
+    let bytes = fs::read(classes.join("fixtures/differential/Mixed.class")).unwrap();
+    let instrumented = instrument(&bytes, &mut ProbeIds::default(), &|name| {
         name.starts_with("fixtures/differential/")
     })
     .unwrap();
+    (classes, instrumented)
+}
+
+#[test]
+fn instrumented_and_original_classes_behave_the_same() {
+    let (classes, instrumented) = instrumented_mixed();
     assert!(instrumented.skipped.is_empty());
 
     let mut original = executor(&classes);
@@ -280,12 +286,7 @@ fn instrumented_and_original_classes_behave_the_same() {
 
 #[test]
 fn tested_string_and_character_calls_record_how_far_they_were_from_true() {
-    let classes = testgen_testkit::compile_fixture("differential");
-    let bytes = fs::read(classes.join("fixtures/differential/Mixed.class")).unwrap();
-    let instrumented = instrument(&bytes, &mut ProbeIds::default(), &|name| {
-        name.starts_with("fixtures/differential/")
-    })
-    .unwrap();
+    let (classes, instrumented) = instrumented_mixed();
     let mut probed = executor(&classes);
     probed
         .define(&[(MIXED.to_string(), instrumented.bytes.clone())])
