@@ -113,6 +113,7 @@ pub fn generate(
             branches: 0,
             branches_covered: 0,
             branches_infeasible: 0,
+            infeasible_contradicted: 0,
             junit: match options.junit {
                 JUnit::Five => 5,
                 JUnit::Four => 4,
@@ -261,6 +262,7 @@ pub fn generate(
             branches: 0,
             branches_covered: 0,
             branches_infeasible: 0,
+            infeasible_contradicted: 0,
             uncovered: Vec::new(),
             file: Some(display(&relative)),
             reason,
@@ -615,6 +617,7 @@ fn write_class(options: &GenerateOptions, outcome: ClassOutcome) -> ClassEntry {
         branches: outcome.branches,
         branches_covered: outcome.branches_covered,
         branches_infeasible: outcome.infeasible,
+        infeasible_contradicted: outcome.infeasible_contradicted,
         uncovered: outcome.uncovered.iter().map(UncoveredEntry::of).collect(),
         file: None,
         reason: None,

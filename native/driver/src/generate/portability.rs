@@ -20,7 +20,7 @@ use super::class::runner::PlanRunner;
 /// Runs `plan` again under each default of `environment` alone (the line
 /// separator only where the executor can change it).
 pub fn environment_reruns(
-    runner: &mut PlanRunner<'_>,
+    runner: &mut PlanRunner<'_, '_>,
     plan: &Plan,
     environment: &Environment,
 ) -> Result<Vec<Rerun>, ExecError> {
@@ -65,7 +65,7 @@ const MAX_RESET_CANDIDATES: usize = 3;
 /// class's [`TestClass::static_reset`]. Returns what the report says of the
 /// class's static state.
 pub fn share_static_state(
-    runner: &mut PlanRunner<'_>,
+    runner: &mut PlanRunner<'_, '_>,
     file: &ClassFile<'_>,
     class: &mut TestClass,
 ) -> Result<StaticState, ExecError> {
@@ -128,7 +128,7 @@ fn static_facts(file: &ClassFile<'_>) -> (Vec<String>, Vec<String>) {
 /// leave behind), in the given order (after those before it) and in
 /// reverse (after those after it); with `reset` run before every plan.
 fn shared_runs(
-    runner: &mut PlanRunner<'_>,
+    runner: &mut PlanRunner<'_, '_>,
     plans: &[Plan],
     reset: Option<&Plan>,
 ) -> Result<Vec<Vec<PlanOutcome>>, ExecError> {
@@ -158,7 +158,7 @@ fn shared_runs(
 /// Runs `plan` (after `reset`, if any) with the first of them on `loader`
 /// and the second on the same one.
 fn run_after(
-    runner: &mut PlanRunner<'_>,
+    runner: &mut PlanRunner<'_, '_>,
     plan: &Plan,
     reset: Option<&Plan>,
     loader: LoaderChoice,

@@ -101,6 +101,10 @@ pub struct ClassEntry {
     pub branches_covered: usize,
     /// Of the uncovered ones, those the solver proved unreachable.
     pub branches_infeasible: usize,
+    /// Claims of infeasibility that a run of the class contradicted: the
+    /// audit reports those outcomes as reached (must be 0; each is a
+    /// defect).
+    pub infeasible_contradicted: usize,
     pub uncovered: Vec<UncoveredEntry>,
     /// The generated file, relative to `--out`, when one was written or removed.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -188,6 +192,7 @@ pub struct Summary {
     pub branches: usize,
     pub branches_covered: usize,
     pub branches_infeasible: usize,
+    pub infeasible_contradicted: usize,
     pub junit: u8,
     pub mode: &'static str,
     pub seed: u64,
@@ -239,6 +244,8 @@ impl Report {
         summary.branches = self.classes.iter().map(|c| c.branches).sum();
         summary.branches_covered = self.classes.iter().map(|c| c.branches_covered).sum();
         summary.branches_infeasible = self.classes.iter().map(|c| c.branches_infeasible).sum();
+        summary.infeasible_contradicted =
+            self.classes.iter().map(|c| c.infeasible_contradicted).sum();
         summary.effort = Effort::default();
         summary.portability = Portability::default();
         summary.inputs = InputsBuilt::default();
@@ -267,13 +274,17 @@ impl Report {
                 (count > 0).then(|| format!("{count} {}", status.name()))
             })
             .collect();
+        let contradicted = match s.infeasible_contradicted {
+            0 => String::new(),
+            n => format!(", {n} of them contradicted by a run"),
+        };
         let stopped = match s.effort.stopped_by_budget {
             0 => String::new(),
             1 => ", 1 class stopped by its budget".to_string(),
             n => format!(", {n} classes stopped by their budget"),
         };
         format!(
-            "{} classes ({}), {} tests, {}/{} branch outcomes covered ({} proven infeasible){stopped}, {:.1} s",
+            "{} classes ({}), {} tests, {}/{} branch outcomes covered ({} proven infeasible{contradicted}){stopped}, {:.1} s",
             s.classes,
             if statuses.is_empty() { "none".to_string() } else { statuses.join(", ") },
             s.tests,
@@ -311,6 +322,7 @@ mod tests {
             branches: 4,
             branches_covered: 3,
             branches_infeasible: 1,
+            infeasible_contradicted: 0,
             uncovered: vec![UncoveredEntry {
                 method: format!("{class}.f(I)I"),
                 line: 7,
@@ -361,6 +373,7 @@ mod tests {
                 branches: 0,
                 branches_covered: 0,
                 branches_infeasible: 0,
+                infeasible_contradicted: 0,
                 junit: 5,
                 mode: "full",
                 seed: 0,

@@ -29,7 +29,7 @@ pub struct Cases {
 
 pub fn make_cases(
     job: &ClassJob<'_, '_, '_>,
-    runner: &mut PlanRunner<'_>,
+    runner: &mut PlanRunner<'_, '_>,
     chosen: Vec<Chosen>,
     varied: &Environment,
 ) -> Result<Cases, ExecError> {

@@ -63,23 +63,24 @@ pub struct Diagnosis {
     pub uncovered: Vec<Uncovered>,
 }
 
-/// `covered` holds the ids the kept tests cover; `dropped` why tests were
-/// dropped in validation.
+/// `covered` holds the ids the kept tests cover; `proven` the claims of
+/// infeasibility that stand (see [`super::audit`]); `reached_by_runs` what
+/// the runs after exploring reached; `dropped` why tests were dropped in
+/// validation.
 pub fn diagnose(
     job: &ClassJob<'_, '_, '_>,
     explored: &Explored,
+    proven: &BTreeSet<Goal>,
+    reached_by_runs: &BTreeSet<Goal>,
     covered: &Coverage,
     dropped: &[String],
 ) -> Diagnosis {
-    let infeasible: BTreeSet<&Goal> = explored
-        .methods
-        .iter()
-        .flat_map(|(_, found)| found.infeasible.iter())
-        .collect();
+    let infeasible = proven;
     let reached: BTreeSet<&Goal> = explored
         .methods
         .iter()
         .flat_map(|(_, found)| found.reached.iter())
+        .chain(reached_by_runs)
         .collect();
     let reached_by_hung_runs: BTreeSet<&Goal> = explored
         .methods
@@ -89,7 +90,7 @@ pub fn diagnose(
             // Only where no finished run of another method reached it.
             explored.methods.iter().all(|(_, found)| {
                 !found.reached.contains(goal) || found.reached_by_hung_runs.contains(goal)
-            })
+            }) && !reached_by_runs.contains(goal)
         })
         .collect();
     let mut diagnosis = Diagnosis {

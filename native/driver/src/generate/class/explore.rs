@@ -40,7 +40,7 @@ pub const GENERATE_SHARE: (u32, u32) = (4, 5);
 /// the budget leaves no time for is not explored, and says so.
 pub fn explore_methods(
     job: &ClassJob<'_, '_, '_>,
-    runner: &mut PlanRunner<'_>,
+    runner: &mut PlanRunner<'_, '_>,
     mut reuse: BTreeMap<String, Exploration>,
     effort: &mut Effort,
 ) -> Result<Explored, ExecError> {

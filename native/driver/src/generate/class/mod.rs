@@ -17,6 +17,7 @@
 //! Every plan after exploring runs through one [`PlanRunner`], which
 //! counts it for the report.
 
+mod audit;
 mod cases;
 mod diagnose;
 mod explore;
@@ -62,6 +63,8 @@ pub struct ClassOutcome {
     pub branches: usize,
     pub branches_covered: usize,
     pub infeasible: usize,
+    /// Claims of infeasibility some run contradicted (reported as reached).
+    pub infeasible_contradicted: usize,
     pub uncovered: Vec<Uncovered>,
     /// Why the class failed, if it did.
     pub failure: Option<String>,
@@ -101,6 +104,7 @@ impl ClassOutcome {
             branches: 0,
             branches_covered: 0,
             infeasible: 0,
+            infeasible_contradicted: 0,
             uncovered: Vec::new(),
             failure: None,
             effort: Effort::default(),
@@ -167,7 +171,7 @@ pub fn generate_class(
         deadline: started + options.budget,
     };
     result.branches = job.goals.len();
-    let mut runner = PlanRunner::new(executor);
+    let mut runner = PlanRunner::new(executor, recipes.program(), &job.goals);
 
     let explored = explore::explore_methods(&job, &mut runner, reuse, &mut result.effort)?;
     let mut selection = select::select(&job, &mut runner, &explored)?;
@@ -182,10 +186,9 @@ pub fn generate_class(
         .flat_map(|chosen| chosen.coverage.iter().copied())
         .collect();
     // What exploring proved unreachable is no target either.
-    let settled: select::Coverage = explored
-        .methods
+    let claims = audit::provable(&explored);
+    let settled: select::Coverage = claims
         .iter()
-        .flat_map(|(_, found)| found.infeasible.iter())
         .filter_map(|goal| job.goals.id(goal).map(|id| id.0))
         .chain(covered.iter().copied())
         .collect();
@@ -235,9 +238,25 @@ pub fn generate_class(
     result.portability = kept.portability;
     result.static_state = cases.static_state;
 
-    let diagnosis = diagnose::diagnose(&job, &explored, &kept.covered, &kept.dropped);
+    let mut reached = runner.reached().clone();
+    reached.extend(
+        job.goals
+            .iter()
+            .filter(|(id, _, _)| kept.covered.contains(&id.0))
+            .map(|(_, goal, _)| goal.clone()),
+    );
+    let audit = audit::audit(claims, &reached);
+    let diagnosis = diagnose::diagnose(
+        &job,
+        &explored,
+        &audit.standing,
+        &reached,
+        &kept.covered,
+        &kept.dropped,
+    );
     result.branches_covered = diagnosis.covered;
     result.infeasible = diagnosis.infeasible;
+    result.infeasible_contradicted = audit.contradicted.len();
     result.uncovered = diagnosis.uncovered;
     result.effort.runs += runner.runs();
     result.effort.seconds = started.elapsed().as_secs_f64();

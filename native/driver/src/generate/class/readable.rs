@@ -25,7 +25,7 @@ const LARGE: u64 = 10_000;
 /// the same; `measure` gives the coverage of an outcome. Stops trying
 /// when `out_of_time` says so.
 pub fn readable_values(
-    runner: &mut PlanRunner<'_>,
+    runner: &mut PlanRunner<'_, '_>,
     plan: Plan,
     first: PlanOutcome,
     measure: impl Fn(&PlanOutcome) -> BTreeSet<u32>,

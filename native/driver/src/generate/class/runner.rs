@@ -1,20 +1,56 @@
 //! The one way the per-class stages run plans: through a [`PlanRunner`],
-//! which counts every run for the report and gives all of them the same
-//! time limit.
+//! which counts every run for the report, gives all of them the same time
+//! limit and notes every goal any of them reached (the infeasibility
+//! audit's evidence).
+
+use std::collections::BTreeSet;
 
 use testgen_exec::{
     Environment, ExecError, Executor, LoaderChoice, Plan, PlanOutcome, RunSettings,
 };
+use testgen_project::{ClassGoals, Goal, Program};
 
 /// The executor, as the stages after exploring use it.
-pub struct PlanRunner<'e> {
+pub struct PlanRunner<'e, 'g> {
     executor: &'e mut Executor,
     runs: usize,
+    program: &'g Program<'g>,
+    goals: &'g ClassGoals,
+    /// The class's goals some run reached, on any thread.
+    reached: BTreeSet<Goal>,
 }
 
-impl<'e> PlanRunner<'e> {
-    pub fn new(executor: &'e mut Executor) -> PlanRunner<'e> {
-        PlanRunner { executor, runs: 0 }
+impl<'e, 'g> PlanRunner<'e, 'g> {
+    pub fn new(
+        executor: &'e mut Executor,
+        program: &'g Program<'g>,
+        goals: &'g ClassGoals,
+    ) -> PlanRunner<'e, 'g> {
+        PlanRunner {
+            executor,
+            runs: 0,
+            program,
+            goals,
+            reached: BTreeSet::new(),
+        }
+    }
+
+    /// The class's goals that some run through this runner reached.
+    pub fn reached(&self) -> &BTreeSet<Goal> {
+        &self.reached
+    }
+
+    fn note(&mut self, outcome: Result<PlanOutcome, ExecError>) -> Result<PlanOutcome, ExecError> {
+        if let Ok(outcome) = &outcome {
+            let events = outcome.trace.iter().flat_map(|thread| thread.events.iter());
+            let goals = self.goals;
+            self.reached.extend(
+                testgen_project::reached(self.program, events)
+                    .into_iter()
+                    .filter(|goal| goals.id(goal).is_some()),
+            );
+        }
+        outcome
     }
 
     /// Plans run through this runner so far.
@@ -51,7 +87,8 @@ impl<'e> PlanRunner<'e> {
             loader,
             environment: Environment::unchanged(),
         };
-        self.executor.run_with(plan, &settings)
+        let outcome = self.executor.run_with(plan, &settings);
+        self.note(outcome)
     }
 
     /// Runs `plan` on the given loader, in the given environment.
@@ -67,6 +104,7 @@ impl<'e> PlanRunner<'e> {
             loader,
             environment,
         };
-        self.executor.run_with(plan, &settings)
+        let outcome = self.executor.run_with(plan, &settings);
+        self.note(outcome)
     }
 }

@@ -41,7 +41,7 @@ pub struct SearchEffort {
 /// methods included) leaves open, until `until`.
 pub fn search_open_goals(
     job: &ClassJob<'_, '_, '_>,
-    runner: &mut PlanRunner<'_>,
+    runner: &mut PlanRunner<'_, '_>,
     explored: &Explored,
     covered: &Coverage,
     until: Instant,
@@ -158,9 +158,9 @@ fn run_timeout(time: Duration) -> Duration {
 
 /// Runs search's plans on the class's runner, until the search's time is
 /// up.
-struct Runs<'r, 'j, 'e, 'x, 'p, 'a> {
+struct Runs<'r, 'j, 'e, 'g, 'x, 'p, 'a> {
     job: &'j ClassJob<'x, 'p, 'a>,
-    runner: &'r mut PlanRunner<'e>,
+    runner: &'r mut PlanRunner<'e, 'g>,
     until: Instant,
     timeout: Duration,
     loader: LoaderChoice,
@@ -168,7 +168,7 @@ struct Runs<'r, 'j, 'e, 'x, 'p, 'a> {
     executing: Duration,
 }
 
-impl Evaluator for Runs<'_, '_, '_, '_, '_, '_> {
+impl Evaluator for Runs<'_, '_, '_, '_, '_, '_, '_> {
     type Error = ExecError;
 
     fn evaluate(&mut self, plan: &Plan) -> Result<Option<Evaluated>, ExecError> {

@@ -55,7 +55,7 @@ struct Candidate {
 
 pub fn select(
     job: &ClassJob<'_, '_, '_>,
-    runner: &mut PlanRunner<'_>,
+    runner: &mut PlanRunner<'_, '_>,
     explored: &Explored,
 ) -> Result<Selection, ExecError> {
     let goals = job.goals.len() as u32;
@@ -159,7 +159,7 @@ pub fn select(
 /// `None` when the run is of no use for a test.
 pub fn measure_plan(
     job: &ClassJob<'_, '_, '_>,
-    runner: &mut PlanRunner<'_>,
+    runner: &mut PlanRunner<'_, '_>,
     plan: &Plan,
     act: u32,
 ) -> Result<Option<Chosen>, ExecError> {
@@ -183,7 +183,7 @@ pub fn measure_plan(
 /// is made of it).
 fn measure(
     job: &ClassJob<'_, '_, '_>,
-    runner: &mut PlanRunner<'_>,
+    runner: &mut PlanRunner<'_, '_>,
     candidate: &mut Candidate,
     load_error: &mut Option<String>,
 ) -> Result<Option<Coverage>, ExecError> {

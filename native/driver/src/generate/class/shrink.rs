@@ -18,7 +18,7 @@ use super::runner::PlanRunner;
 /// The shortest plan found, with its outcome; `measure` gives the coverage
 /// of an outcome.
 pub fn shrink(
-    runner: &mut PlanRunner<'_>,
+    runner: &mut PlanRunner<'_, '_>,
     plan: Plan,
     first: PlanOutcome,
     measure: impl Fn(&PlanOutcome) -> BTreeSet<u32>,
