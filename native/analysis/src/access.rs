@@ -528,7 +528,7 @@ impl ParameterSlots {
 }
 
 /// The slot an `xload` reads.
-fn load_slot(instruction: &Instruction<'_>) -> Option<u16> {
+pub(crate) fn load_slot(instruction: &Instruction<'_>) -> Option<u16> {
     match (instruction.opcode, instruction.operands) {
         (ILOAD..=ALOAD, Operands::Local(slot)) => Some(slot),
         (op @ ILOAD_0..=ALOAD_3, _) => Some(u16::from((op - ILOAD_0) % 4)),
@@ -537,7 +537,7 @@ fn load_slot(instruction: &Instruction<'_>) -> Option<u16> {
 }
 
 /// The slot an `xstore` or `iinc` writes.
-fn store_slot(instruction: &Instruction<'_>) -> Option<u16> {
+pub(crate) fn store_slot(instruction: &Instruction<'_>) -> Option<u16> {
     match (instruction.opcode, instruction.operands) {
         (ISTORE..=ASTORE, Operands::Local(slot)) => Some(slot),
         (_, Operands::Iinc { index, .. }) => Some(index),

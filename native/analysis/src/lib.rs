@@ -9,6 +9,9 @@
 //! - [`access`]: the fields a method reads and writes, its call sites, the
 //!   parameters it stores into fields, and the Palus-style merged view per
 //!   class, with an index of field writers (setters, constructors).
+//! - [`dependence`]: where the values a branch tests come from (calls,
+//!   fields several reads deep, parameters), for explaining why it stayed
+//!   uncovered.
 //! - [`hierarchy`]: supertypes, subtypes and instantiable classes over a set
 //!   of parsed classes.
 //! - [`statics`]: a class's mutable static fields, and the methods that
@@ -25,6 +28,7 @@
 pub mod access;
 pub mod cfg;
 pub mod control;
+pub mod dependence;
 pub mod dominators;
 pub mod error;
 pub mod hierarchy;
@@ -37,6 +41,7 @@ pub use access::{
 };
 pub use cfg::{Block, BlockId, Cfg, Edge, EdgeId, EdgeKind};
 pub use control::ControlDependence;
+pub use dependence::{branch_operands, Origin};
 pub use dominators::Dominators;
 pub use error::{AnalysisError, Result};
 pub use hierarchy::{jdk_supertypes, Hierarchy, MemberInfo, TypeInfo};

@@ -96,6 +96,104 @@ impl fmt::Display for Blocker {
     }
 }
 
+impl Blocker {
+    /// How much a developer learns from this blocker, highest first: when
+    /// several kept exploring from an outcome, the report names the most
+    /// specific (the budget is nearly always among them).
+    pub fn specificity(&self) -> u8 {
+        match self {
+            Blocker::ObjectNotBuilt { .. } => 10,
+            Blocker::NotExplorable { .. } => 9,
+            Blocker::UnsupportedInstruction { .. } => 8,
+            Blocker::NotModelled { .. } => 7,
+            Blocker::ReplayDiverged { .. } => 6,
+            Blocker::RunHung => 5,
+            Blocker::LoopBound { .. } => 4,
+            Blocker::PathLength { .. } => 3,
+            Blocker::SolverUnknown => 2,
+            Blocker::NotReachedFromPublicMethods => 1,
+            Blocker::Budget => 0,
+        }
+    }
+}
+
+/// What Covana's analysis blames for an outcome nothing reached: a call
+/// outside the program whose result decides the branch (an external-call
+/// problem), or the state of an object no test built (an object-creation
+/// problem).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Culprit {
+    /// The branch tests what this call returned.
+    ExternalCall {
+        /// `java.io.File.exists()`-style: binary class name, method, and
+        /// the parameter types as Java writes them.
+        call: String,
+        /// The call's source line (0 without line numbers).
+        line: u32,
+    },
+    /// The branch tests a field of an object, reached from `root` through
+    /// `fields`; `setters` are the methods and constructors a test may call
+    /// that write the last of them (none: nothing public sets it).
+    ObjectState {
+        /// The class whose object holds the first field of the chain.
+        class: ClassName,
+        fields: Vec<String>,
+        setters: Vec<String>,
+    },
+}
+
+impl fmt::Display for Culprit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Culprit::ExternalCall { call, line: 0 } => {
+                write!(f, "depends on what {call} returns")
+            }
+            Culprit::ExternalCall { call, line } => {
+                write!(f, "depends on what {call} returns (line {line})")
+            }
+            Culprit::ObjectState { class, fields, .. } => {
+                write!(
+                    f,
+                    "needs a {class} whose {} is in another state",
+                    fields.join(".")
+                )
+            }
+        }
+    }
+}
+
+impl Culprit {
+    /// What a developer can do about it, in one sentence.
+    pub fn suggestion(&self) -> String {
+        match self {
+            Culprit::ExternalCall { call, .. } => format!(
+                "make {call} replaceable in tests (pass its result or the object in, or put it \
+                 behind an interface a test can implement), or give the test the environment it reads"
+            ),
+            Culprit::ObjectState {
+                class,
+                fields,
+                setters,
+            } if setters.is_empty() => format!(
+                "nothing a test can call sets {class}'s {}: add a constructor parameter, a \
+                 setter or a factory that does",
+                fields.join(".")
+            ),
+            Culprit::ObjectState {
+                class,
+                fields,
+                setters,
+            } => format!(
+                "build a {class} whose {} is in the state the branch tests, through {}; a \
+                 factory that makes such an object would let testgen use it",
+                fields.join("."),
+                setters.join(", ")
+            ),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

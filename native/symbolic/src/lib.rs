@@ -25,3 +25,5 @@ pub mod machine;
 pub mod tree;
 mod types;
 pub mod value;
+
+pub use jdk::is_modelled;

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use testgen_project::Blocker;
+use testgen_project::{Blocker, Culprit};
 
-use super::class::{Uncovered, UncoveredReason};
+use super::class::{ReasonKind, Uncovered, UncoveredReason};
 use super::error::{FileAction, FileError};
 use super::inputs::InputsBuilt;
 use super::portability::{Portability, StaticState};
@@ -61,8 +61,7 @@ pub struct UncoveredEntry {
     pub line: u32,
     /// `taken`, `not_taken`, `case:K`, `default`.
     pub outcome: String,
-    /// One line a person reads.
-    pub reason: String,
+    pub reason: Reason,
     /// What kept exploring from the outcome, as data, when it was not
     /// reached.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -75,13 +74,76 @@ impl UncoveredEntry {
             method: uncovered.goal.method.to_string(),
             line: uncovered.line,
             outcome: uncovered.goal.outcome.label(),
-            reason: uncovered.reason.to_string(),
+            reason: Reason::of(uncovered),
             blockers: match &uncovered.reason {
                 UncoveredReason::Blocked { blockers } => blockers.clone(),
                 _ => Vec::new(),
             },
         }
     }
+}
+
+/// Why an outcome stayed uncovered, for people and for tools.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Reason {
+    pub kind: ReasonKind,
+    /// One line a person reads.
+    pub text: String,
+    /// The source line the reason points at: the culprit call's, else the
+    /// outcome's (0 without line numbers).
+    pub line: u32,
+    /// What Covana's analysis blames, when it names something.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub culprit: Option<Culprit>,
+    /// What a developer can do about it, when there is something to say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<String>,
+}
+
+impl Reason {
+    pub fn of(uncovered: &Uncovered) -> Reason {
+        let kind = uncovered.kind();
+        let (text, line) = match &uncovered.culprit {
+            Some(culprit @ Culprit::ExternalCall { line, .. }) => (culprit.to_string(), *line),
+            Some(culprit) => (culprit.to_string(), uncovered.line),
+            None => (uncovered.reason.to_string(), uncovered.line),
+        };
+        Reason {
+            kind,
+            text,
+            line,
+            culprit: uncovered.culprit.clone(),
+            suggestion: match &uncovered.culprit {
+                Some(culprit) => Some(culprit.suggestion()),
+                None => suggestion(kind),
+            },
+        }
+    }
+}
+
+/// What to do about an outcome no culprit explains, by its kind.
+fn suggestion(kind: ReasonKind) -> Option<String> {
+    let text = match kind {
+        ReasonKind::Budget => "give the class a larger --budget",
+        ReasonKind::LoopBound | ReasonKind::PathLength => {
+            "the outcome needs more loop iterations than explored: a larger --budget, or a \
+             test with that input written by hand"
+        }
+        ReasonKind::ObjectNotBuilt => {
+            "add a public constructor or a static factory that makes the object"
+        }
+        ReasonKind::NotReachedFromPublicMethods => {
+            "no public method calls this code: test it through its callers, or remove it"
+        }
+        ReasonKind::RunHung => {
+            "the code loops or waits on the inputs it got; check its exit conditions"
+        }
+        ReasonKind::Dropped | ReasonKind::NotKept => {
+            "a run reached it, but its test could not be kept (see the reason)"
+        }
+        _ => return None,
+    };
+    Some(text.to_string())
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -327,7 +389,13 @@ mod tests {
                 method: format!("{class}.f(I)I"),
                 line: 7,
                 outcome: "taken".into(),
-                reason: "proven infeasible".into(),
+                reason: Reason {
+                    kind: ReasonKind::ProvenInfeasible,
+                    text: "proven infeasible".into(),
+                    line: 7,
+                    culprit: None,
+                    suggestion: None,
+                },
                 blockers: Vec::new(),
             }],
             file: None,

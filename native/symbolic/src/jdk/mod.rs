@@ -102,6 +102,13 @@ pub(crate) enum Family {
     Lambda,
 }
 
+/// Whether a model stands for calls of `method` (whatever their receiver):
+/// the solver can steer what such a call returns, where it cannot steer a
+/// call nothing models.
+pub fn is_modelled(method: &MethodId) -> bool {
+    family(method, None).is_some()
+}
+
 /// The model family for a call of `key` on `receiver`, if there is one.
 pub(crate) fn family(key: &MethodId, receiver: Option<&HeapObject>) -> Option<Family> {
     let class = key.class.as_internal();

@@ -5,10 +5,11 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use testgen_project::{Blocker, Goal};
+use testgen_project::{Blocker, Culprit, Goal};
 use testgen_symbolic::explore::Exploration;
 
 use super::explore::Explored;
+use super::problems;
 use super::select::Coverage;
 use super::ClassJob;
 
@@ -19,6 +20,79 @@ pub struct Uncovered {
     /// Source line (0 when the class has no line numbers).
     pub line: u32,
     pub reason: UncoveredReason,
+    /// What Covana's analysis blames, for an outcome nothing reached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub culprit: Option<Culprit>,
+}
+
+impl Uncovered {
+    /// The kind of reason the report gives: Covana's problem when its
+    /// analysis names one, else the most specific blocker.
+    pub fn kind(&self) -> ReasonKind {
+        match (&self.culprit, &self.reason) {
+            (Some(Culprit::ExternalCall { .. }), _) => ReasonKind::ExternalCall,
+            (Some(Culprit::ObjectState { .. }), _) => ReasonKind::ObjectCreation,
+            (None, UncoveredReason::ProvenInfeasible) => ReasonKind::ProvenInfeasible,
+            (None, UncoveredReason::Dropped { .. }) => ReasonKind::Dropped,
+            (None, UncoveredReason::NotKept) => ReasonKind::NotKept,
+            (None, UncoveredReason::NotReached) => ReasonKind::NotReached,
+            (None, UncoveredReason::Blocked { blockers }) => blockers
+                .iter()
+                .max_by_key(|blocker| blocker.specificity())
+                .map_or(ReasonKind::NotReached, ReasonKind::of_blocker),
+        }
+    }
+}
+
+/// Why an outcome stayed uncovered, as one word a report groups by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasonKind {
+    ProvenInfeasible,
+    Dropped,
+    NotKept,
+    /// Covana's external-call problem.
+    ExternalCall,
+    /// Covana's object-creation problem.
+    ObjectCreation,
+    ObjectNotBuilt,
+    UnsupportedInstruction,
+    ReplayDiverged,
+    NotModelled,
+    LoopBound,
+    PathLength,
+    SolverUnknown,
+    RunHung,
+    Budget,
+    NotReachedFromPublicMethods,
+    NotExplorable,
+    NotReached,
+}
+
+impl ReasonKind {
+    fn of_blocker(blocker: &Blocker) -> ReasonKind {
+        match blocker {
+            Blocker::ObjectNotBuilt { .. } => ReasonKind::ObjectNotBuilt,
+            Blocker::UnsupportedInstruction { .. } => ReasonKind::UnsupportedInstruction,
+            Blocker::ReplayDiverged { .. } => ReasonKind::ReplayDiverged,
+            Blocker::NotModelled { .. } => ReasonKind::NotModelled,
+            Blocker::LoopBound { .. } => ReasonKind::LoopBound,
+            Blocker::PathLength { .. } => ReasonKind::PathLength,
+            Blocker::SolverUnknown => ReasonKind::SolverUnknown,
+            Blocker::RunHung => ReasonKind::RunHung,
+            Blocker::Budget => ReasonKind::Budget,
+            Blocker::NotReachedFromPublicMethods => ReasonKind::NotReachedFromPublicMethods,
+            Blocker::NotExplorable { .. } => ReasonKind::NotExplorable,
+        }
+    }
+
+    /// The word as the report's JSON spells it.
+    pub fn name(self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|value| value.as_str().map(str::to_string))
+            .unwrap_or_default()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -114,17 +188,26 @@ pub fn diagnose(
             if dropped.is_empty() {
                 UncoveredReason::NotKept
             } else {
-                UncoveredReason::Dropped {
-                    why: dropped.to_vec(),
-                }
+                let mut why = dropped.to_vec();
+                why.sort();
+                why.dedup();
+                UncoveredReason::Dropped { why }
             }
         } else {
             unreached(goal, explored)
+        };
+        // Covana's analysis, for what nothing reached.
+        let culprit = match reason {
+            UncoveredReason::Blocked { .. } | UncoveredReason::NotReached => {
+                problems::culprit(job.recipes.program(), goal)
+            }
+            _ => None,
         };
         diagnosis.uncovered.push(Uncovered {
             goal: goal.clone(),
             line,
             reason,
+            culprit,
         });
     }
     diagnosis

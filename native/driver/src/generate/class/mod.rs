@@ -21,6 +21,7 @@ mod audit;
 mod cases;
 mod diagnose;
 mod explore;
+mod problems;
 mod readable;
 pub mod runner;
 mod search;
@@ -44,7 +45,7 @@ use super::options::GenerateOptions;
 use super::portability::{Portability, StaticState};
 use super::program::LoadedClass;
 use super::report::{Effort, Status};
-pub use diagnose::{Uncovered, UncoveredReason};
+pub use diagnose::{ReasonKind, Uncovered, UncoveredReason};
 use runner::PlanRunner;
 
 /// What generating for one class produced, before anything is written.
@@ -186,7 +187,9 @@ pub fn generate_class(
         .flat_map(|chosen| chosen.coverage.iter().copied())
         .collect();
     // What exploring proved unreachable is no target either.
-    let claims = audit::provable(&explored);
+    let claims = audit::provable(&explored, |goal| {
+        problems::tests_mutable_state(recipes.program(), goal)
+    });
     let settled: select::Coverage = claims
         .iter()
         .filter_map(|goal| job.goals.id(goal).map(|id| id.0))
