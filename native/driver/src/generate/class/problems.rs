@@ -36,13 +36,27 @@ pub fn culprit(program: &Program<'_>, goal: &Goal) -> Option<Culprit> {
             offset,
             method,
             receiver,
-            ..
+            arguments,
         } = origin
         {
-            let on_state = receiver
-                .as_deref()
-                .is_some_and(|receiver| chain(program, receiver).is_some());
-            if is_external(program, method) && !on_state {
+            // javac's `$assertionsDisabled`: the JVM's -ea, nothing a
+            // developer wrote.
+            if !is_external(program, method) || method.name == "desiredAssertionStatus" {
+                continue;
+            }
+            // What a call on an object read from a field returns is that
+            // object's state; what a collection or an iterator the test
+            // passed returns is the test's input. Only the environment is
+            // beyond the test's reach.
+            let receiver = receiver.as_deref();
+            let on_state = receiver.is_some_and(|receiver| chain(program, receiver).is_some());
+            let on_input = receiver.into_iter().chain(arguments).any(|input| {
+                input
+                    .walk()
+                    .iter()
+                    .any(|o| matches!(o, Origin::Parameter(_) | Origin::This))
+            });
+            if !on_state && (!on_input || is_environment(&method.owner)) {
                 return Some(Culprit::ExternalCall {
                     call: java_call(method),
                     line: lines.line_at(*offset),
@@ -62,6 +76,29 @@ fn is_external(program: &Program<'_>, method: &MethodRef) -> bool {
     !program.contains(&id.class) && !testgen_symbolic::is_modelled(&id)
 }
 
+/// Classes whose methods answer from outside the program: the file system,
+/// the process's environment and properties, the network, the clock,
+/// threads, databases, class loading.
+fn is_environment(owner: &str) -> bool {
+    const ENVIRONMENT: [&str; 14] = [
+        "java/io/File",
+        "java/nio/file/",
+        "java/lang/System",
+        "java/lang/Runtime",
+        "java/lang/Process",
+        "java/lang/Thread",
+        "java/lang/Class",
+        "java/lang/ClassLoader",
+        "java/net/",
+        "java/sql/",
+        "java/time/Clock",
+        "java/util/concurrent/ThreadLocalRandom",
+        "java/util/Random",
+        "javax/naming/",
+    ];
+    ENVIRONMENT.iter().any(|prefix| owner.starts_with(prefix))
+}
+
 /// The object state a value is, if it is one: the class holding the chain's
 /// first field and the chain's fields, outermost first, with the last
 /// field's reference.
@@ -71,16 +108,22 @@ struct Chain {
 }
 
 /// The chain of program fields (read directly, or through a getter of the
-/// program) a value was read along.
+/// program) a value was read along; a call outside the program on such an
+/// object (`this.items.size()`) is that object's state too. Synthetic
+/// fields (`$SwitchMap$...`, `$assertionsDisabled`) are no state.
 fn chain(program: &Program<'_>, origin: &Origin) -> Option<Chain> {
     let (field, object) = match origin {
         Origin::Field { field, object, .. } => (field.clone(), object.as_deref()),
         Origin::Call {
             method, receiver, ..
-        } => (getter_field(program, method)?, receiver.as_deref()),
+        } => match getter_field(program, method) {
+            Some(field) => (field, receiver.as_deref()),
+            None if is_external(program, method) => return chain(program, receiver.as_deref()?),
+            None => return None,
+        },
         _ => return None,
     };
-    if !program.contains(&ClassName::internal(field.owner.clone())) {
+    if field.name.starts_with('$') || !program.contains(&ClassName::internal(field.owner.clone())) {
         return None;
     }
     match object.and_then(|object| chain(program, object)) {
@@ -193,12 +236,14 @@ fn java_parameters(descriptor: &str) -> String {
         .join(", ")
 }
 
-/// Whether the branch of `goal` tests state other calls could change: a
-/// field that a method other than a constructor (or class initialiser)
+/// Whether the branch of `goal` tests state other calls could change: an
+/// object's field (whichever constructor, factory or setter put it there),
+/// or a static field that a method other than the class initialiser
 /// writes, or that code outside its class may write (neither private nor
-/// final), read directly or by a program method the branch calls. Exploring
-/// builds objects through a few call sequences only, so a proof that such
-/// a branch cannot go one way holds for those objects, not for the class.
+/// final), read directly or by a program method the branch calls.
+/// Exploring builds objects through a few call sequences only, so a proof
+/// that such a branch cannot go one way holds for those objects, not for
+/// the class.
 pub fn tests_mutable_state(program: &Program<'_>, goal: &Goal) -> bool {
     let Some((file, member)) = program.method(&goal.method) else {
         return true;
@@ -228,8 +273,9 @@ pub fn tests_mutable_state(program: &Program<'_>, goal: &Goal) -> bool {
         })
 }
 
-/// Whether a field may hold other values than its class's constructors
-/// (or class initialiser) put there.
+/// Whether a field may hold other values in other tests: any instance
+/// field, and a static one its class initialiser is not the only one to
+/// write.
 fn is_mutable(program: &Program<'_>, field: &FieldRef) -> bool {
     let Some(file) = program.class_named(&field.owner) else {
         return true;
