@@ -203,14 +203,23 @@ pub fn generate(
             "{entries} outdated ({why}): {their} generated again"
         )));
     }
-    let generated = generate_all(&loaded, &recipes, &selected, jobs, options, &mut on_event)?;
+    let generated = generate_all(
+        &loaded,
+        &recipes,
+        &selected,
+        jobs,
+        options,
+        started,
+        &mut on_event,
+    )?;
     report.summary.executor_peak_rss_kib = generated.executor_peak_rss_kib;
 
-    for ((mut outcome, &index), identity) in generated
+    for (((mut outcome, &index), identity), finished_seconds) in generated
         .outcomes
         .into_iter()
         .zip(&selected)
         .zip(&identities)
+        .zip(generated.finished_seconds)
     {
         let class = &loaded.classes[index];
         let entry =
@@ -223,7 +232,9 @@ pub fn generate(
                 )));
             }
         }
-        report.classes.push(write_class(options, outcome));
+        report
+            .classes
+            .push(write_class(options, outcome, finished_seconds));
     }
     // Entries of classes that are no longer in the inputs at all (a class
     // left out by --include keeps its entry for the next full run).
@@ -268,6 +279,7 @@ pub fn generate(
             static_state: Default::default(),
             inputs: Default::default(),
             effort: Effort::default(),
+            finished_seconds: 0.0,
         });
     }
 
@@ -281,6 +293,9 @@ pub fn generate(
 /// The outcomes of [`generate_all`], in class order.
 struct Generated {
     outcomes: Vec<ClassOutcome>,
+    /// Per outcome, seconds since `run_started` when it came in (0 for
+    /// one taken from the cache as it was).
+    finished_seconds: Vec<f64>,
     executor_peak_rss_kib: u64,
 }
 
@@ -293,9 +308,11 @@ fn generate_all(
     selected: &[usize],
     jobs: Vec<Job>,
     options: &GenerateOptions,
+    run_started: Instant,
     on_event: &mut impl FnMut(Event<'_>),
 ) -> Result<Generated, GenerateError> {
     let mut results: Vec<Option<ClassOutcome>> = Vec::with_capacity(selected.len());
+    let mut finished_seconds = vec![0.0; selected.len()];
     let mut work: Vec<(usize, Job)> = Vec::new();
     for (slot, (job, &index)) in jobs.into_iter().zip(selected).enumerate() {
         match job {
@@ -335,7 +352,11 @@ fn generate_all(
             selected,
             work,
             options,
-            &mut results,
+            Arrivals {
+                run_started,
+                outcomes: &mut results,
+                seconds: &mut finished_seconds,
+            },
             on_event,
         )?;
     }
@@ -348,11 +369,20 @@ fn generate_all(
         .collect();
     Ok(Generated {
         outcomes,
+        finished_seconds,
         executor_peak_rss_kib,
     })
 }
 
-/// Runs the jobs in `work` (slot in `results`, job) on `options.jobs`
+/// Where the workers' outcomes go, by slot, and when each came in (seconds
+/// since the run started).
+struct Arrivals<'a> {
+    run_started: Instant,
+    outcomes: &'a mut [Option<ClassOutcome>],
+    seconds: &'a mut [f64],
+}
+
+/// Runs the jobs in `work` (slot in `arrivals`, job) on `options.jobs`
 /// workers; returns the executor JVMs' peak memory.
 fn run_workers(
     loaded: &Loaded,
@@ -360,7 +390,7 @@ fn run_workers(
     selected: &[usize],
     work: Vec<(usize, Job)>,
     options: &GenerateOptions,
-    results: &mut [Option<ClassOutcome>],
+    arrivals: Arrivals<'_>,
     on_event: &mut impl FnMut(Event<'_>),
 ) -> Result<u64, GenerateError> {
     let classpath: Vec<PathBuf> = [options.inputs.clone(), options.classpath.clone()].concat();
@@ -486,8 +516,13 @@ fn run_workers(
                     on_event(Event::ClassStarted(&loaded.classes[selected[slot]].binary))
                 }
                 WorkerMessage::Finished(slot, outcome) => {
+                    // A class left as it was (the total budget was spent)
+                    // added nothing at this time.
+                    if outcome.status != Status::Unchanged {
+                        arrivals.seconds[slot] = arrivals.run_started.elapsed().as_secs_f64();
+                    }
                     on_event(Event::ClassDone(&outcome));
-                    results[slot] = Some(*outcome);
+                    arrivals.outcomes[slot] = Some(*outcome);
                 }
             }
         }
@@ -603,8 +638,13 @@ fn failed(class: &program::LoadedClass, reason: String) -> ClassOutcome {
     }
 }
 
-/// Writes (or, with no tests, removes testgen's old file for) one class.
-fn write_class(options: &GenerateOptions, outcome: ClassOutcome) -> ClassEntry {
+/// Writes (or, with no tests, removes testgen's old file for) one class
+/// whose outcome came in `finished_seconds` into the run.
+fn write_class(
+    options: &GenerateOptions,
+    outcome: ClassOutcome,
+    finished_seconds: f64,
+) -> ClassEntry {
     let relative = files::test_path(&outcome.binary);
     let mut entry = ClassEntry {
         class: outcome.binary.clone(),
@@ -622,6 +662,7 @@ fn write_class(options: &GenerateOptions, outcome: ClassOutcome) -> ClassEntry {
         static_state: outcome.static_state.clone(),
         inputs: outcome.inputs.clone(),
         effort: outcome.effort.clone(),
+        finished_seconds,
     };
     entry.reason = outcome.note.clone();
     if let Some(failure) = outcome.failure {

@@ -118,6 +118,11 @@ pub struct ClassEntry {
     pub inputs: InputsBuilt,
     #[serde(flatten)]
     pub effort: Effort,
+    /// Seconds since the run started when the class's outcome came in (0
+    /// for a class not generated or revalidated in this run): the time
+    /// axis of the HTML report's coverage curve.
+    #[serde(default)]
+    pub finished_seconds: f64,
 }
 
 /// What generating a class cost (zero for a class that was not generated).
@@ -342,6 +347,7 @@ mod tests {
                 stopped_by_budget: 0,
                 seconds: 0.5,
             },
+            finished_seconds: 0.75,
         }
     }
 
