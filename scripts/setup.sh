@@ -17,6 +17,7 @@ packages=(
   libmaven-resources-plugin-java libmaven-install-plugin-java
   libcommons-cli-java libcommons-codec-java libcommons-csv-java libcommons-collections4-java
   libcommons-io-java libgoogle-gson-java
+  chromium  # headless, for tests/report_html.rs: renders testgen-report.html
 )
 
 missing=()

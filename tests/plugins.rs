@@ -13,7 +13,9 @@
 //! for the JUnit version the plugin detected (the samples do not set it:
 //! JUnit 4 for Gradle, 5 for Maven); the build's own test task compiled and
 //! ran them and the hand-written tests, all green; the hand-written tests are
-//! byte for byte as before; `testgen-report.json` is written; a bad option
+//! byte for byte as before; `testgen-report.json` is written, and
+//! `testgen-report.html` beside it with the source line of every open
+//! branch outcome (the plugins pass the source roots); a bad option
 //! (`junit = 3`) fails the build with testgen's own message; a missing binary
 //! fails it with the plugin's message naming every place it looked, not a
 //! stack trace. Gradle only: a second `generateTests` is UP-TO-DATE in every
@@ -248,12 +250,31 @@ fn tests_run(dir: &Path, expected: &BTreeSet<String>) -> BTreeMap<String, usize>
 }
 
 /// `testgen-report.json` in `dir`: its class entries as (class, status, tests).
+/// `testgen-report.html` must be beside it, with the source line of each
+/// open branch outcome: the plugin passed the source roots.
 fn report(dir: &Path) -> Vec<(String, String, u64)> {
     let path = dir.join("testgen-report.json");
     let text =
         fs::read_to_string(&path).unwrap_or_else(|e| panic!("{} must exist: {e}", path.display()));
     let json: serde_json::Value = serde_json::from_str(&text)
         .unwrap_or_else(|e| panic!("{} is not JSON: {e}\n{text}", path.display()));
+    let html_path = dir.join("testgen-report.html");
+    let html = fs::read_to_string(&html_path)
+        .unwrap_or_else(|e| panic!("{} must exist: {e}", html_path.display()));
+    let open = json["classes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|class| class["uncovered"].as_array().into_iter().flatten())
+        .filter(|uncovered| uncovered["line"].as_u64().unwrap_or(0) > 0)
+        .count();
+    let shown = html.matches("<td class=\"source\"><code>").count();
+    assert_eq!(
+        shown,
+        open,
+        "{}: source lines shown for the open branch outcomes",
+        html_path.display()
+    );
     json["classes"]
         .as_array()
         .unwrap_or_else(|| panic!("{} has no classes array:\n{text}", path.display()))
@@ -793,6 +814,8 @@ fn gradle_and_maven_plugins_pass_the_same_arguments_for_the_same_options() {
         "<project>/testgen-cache",
         "--report",
         "<project>/testgen-report",
+        "--sources",
+        "<project>/src/main/java",
         "--java",
         "<java>",
         "--junit",

@@ -33,7 +33,7 @@ enum Command {
     /// Generate JUnit tests for the classes under --classes: explore each
     /// public method and constructor, keep a covering set of tests, check
     /// them with javac and JUnit (twice), write <Class>GeneratedTest.java
-    /// under --out and testgen-report.json under --report.
+    /// under --out and testgen-report.json and testgen-report.html under --report.
     Generate(Box<GenerateArgs>),
 }
 
@@ -91,9 +91,14 @@ struct GenerateArgs {
     /// Per-class state; default: a sibling of --out named testgen-cache.
     #[arg(long, value_name = "DIR")]
     cache: Option<PathBuf>,
-    /// Where testgen-report.json is written.
+    /// Where testgen-report.json and testgen-report.html are written.
     #[arg(long, value_name = "DIR")]
     report: PathBuf,
+    /// A directory (or a .jar/.zip) of the code's Java sources: the HTML
+    /// report shows the source line of each branch outcome not covered
+    /// (the file of a.b.C$D is a/b/C.java); repeatable.
+    #[arg(long = "sources", value_name = "DIR")]
+    sources: Vec<PathBuf>,
     /// The java executable; default: $JAVA_HOME/bin/java, then java on PATH.
     #[arg(long, value_name = "PATH")]
     java: Option<PathBuf>,
@@ -341,6 +346,12 @@ fn run_generate(args: GenerateArgs) -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
+    for path in &args.sources {
+        if let Err(why) = generate::sources::check(path) {
+            eprintln!("testgen: error: --sources {why}");
+            return ExitCode::FAILURE;
+        }
+    }
     let cache = args
         .cache
         .clone()
@@ -364,6 +375,7 @@ fn run_generate(args: GenerateArgs) -> ExitCode {
         out: args.out,
         cache,
         report: args.report,
+        sources: args.sources,
         java,
         junit: if args.junit == "4" {
             JUnit::Four

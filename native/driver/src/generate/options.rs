@@ -38,8 +38,12 @@ pub struct GenerateOptions {
     pub out: PathBuf,
     /// Per-class state and the executor's own classes.
     pub cache: PathBuf,
-    /// Where `testgen-report.json` is written.
+    /// Where `testgen-report.json` and `testgen-report.html` are written.
     pub report: PathBuf,
+    /// `--sources`: directories and `.jar`/`.zip` files of the Java
+    /// sources, for the HTML report's source lines. They shape no test, so
+    /// the settings hash leaves them out.
+    pub sources: Vec<PathBuf>,
     pub java: PathBuf,
     /// Java feature version for multi-release jars.
     pub release: u16,
@@ -238,6 +242,7 @@ mod tests {
             out: PathBuf::new(),
             cache: PathBuf::new(),
             report: PathBuf::new(),
+            sources: Vec::new(),
             java: PathBuf::new(),
             release: 17,
             junit: JUnit::Five,

@@ -1,6 +1,8 @@
 //! `testgen-report.json`: one entry per class under test (and per stale
 //! file removed) plus a run summary. Keys are sorted and classes ordered by
-//! name, so two runs differ only in their timings.
+//! name, so two runs differ only in their timings. `testgen-report.html`,
+//! the same report for a person, is rendered from the same JSON value
+//! ([`super::html`]) and written with it.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -14,6 +16,7 @@ use super::class::{ReasonKind, Uncovered, UncoveredReason};
 use super::error::{FileAction, FileError};
 use super::inputs::InputsBuilt;
 use super::portability::{Portability, StaticState};
+use super::sources::SourceLookup;
 
 pub const REPORT_FILE: &str = "testgen-report.json";
 
@@ -184,6 +187,11 @@ pub struct ClassEntry {
     pub inputs: InputsBuilt,
     #[serde(flatten)]
     pub effort: Effort,
+    /// Seconds since the run started when the class's outcome came in (0
+    /// for a class not generated or revalidated in this run): the time
+    /// axis of the HTML report's coverage curve.
+    #[serde(default)]
+    pub finished_seconds: f64,
 }
 
 /// What generating a class cost (zero for a class that was not generated).
@@ -357,8 +365,10 @@ impl Report {
         )
     }
 
-    /// Writes `testgen-report.json` into `dir` (created if needed).
-    pub fn write(&self, dir: &Path) -> Result<PathBuf, FileError> {
+    /// Writes `testgen-report.json` into `dir` (created if needed), and
+    /// beside it `testgen-report.html`, rendered from the same JSON value
+    /// (with the source lines `sources` has); returns the JSON's path.
+    pub fn write(&self, dir: &Path, sources: &SourceLookup) -> Result<PathBuf, FileError> {
         fs::create_dir_all(dir).map_err(FileError::io(FileAction::Create, dir))?;
         let path = dir.join(REPORT_FILE);
         // Through `Value`, whose maps are sorted, so every key is in order.
@@ -366,6 +376,9 @@ impl Report {
         let mut text = serde_json::to_string_pretty(&value).map_err(FileError::encode(&path))?;
         text.push('\n');
         fs::write(&path, text).map_err(FileError::io(FileAction::Write, &path))?;
+        let html = dir.join(super::html::HTML_FILE);
+        fs::write(&html, super::html::render(&value, sources))
+            .map_err(FileError::io(FileAction::Write, &html))?;
         Ok(path)
     }
 }
@@ -422,6 +435,7 @@ mod tests {
                 stopped_by_budget: 0,
                 seconds: 0.5,
             },
+            finished_seconds: 0.75,
         }
     }
 
@@ -485,8 +499,12 @@ mod tests {
         let dir = std::env::temp_dir()
             .join("testgen-driver-tests")
             .join(format!("report-{}", std::process::id()));
-        let path = report.write(&dir).unwrap();
+        let path = report.write(&dir, &SourceLookup::none()).unwrap();
         let text = fs::read_to_string(path).unwrap();
+        // The page beside it shows the same figures.
+        let html = fs::read_to_string(dir.join(super::super::html::HTML_FILE)).unwrap();
+        assert!(html.contains("id=\"summary-tests\">2<"), "{html}");
+        assert_eq!(html.matches("class=\"class-row\"").count(), 2);
         let first = text.find("\"branches\"").unwrap();
         let class = text.find("\"class\"").unwrap();
         let uncovered = text.find("\"uncovered\"").unwrap();

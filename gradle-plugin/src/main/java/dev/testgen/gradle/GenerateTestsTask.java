@@ -21,6 +21,7 @@ import org.gradle.api.GradleException;
 import org.gradle.api.Task;
 import org.gradle.api.file.FileCollection;
 import org.gradle.api.file.FileSystemLocation;
+import org.gradle.api.file.SourceDirectorySet;
 import org.gradle.api.logging.Logger;
 import org.gradle.api.provider.Provider;
 import org.gradle.api.specs.Spec;
@@ -60,6 +61,7 @@ public class GenerateTestsTask extends DefaultTask {
 
     private FileCollection classesDirs;
     private FileCollection classpath;
+    private SourceDirectorySet javaSources;
     private FileCollection testClasspath;
     private Object outputDir;
     private Object reportDir;
@@ -141,6 +143,24 @@ public class GenerateTestsTask extends DefaultTask {
 
     public void setClasspath(FileCollection classpath) {
         this.classpath = classpath;
+    }
+
+    /**
+     * The Java sources of the classes: their directories are passed as {@code --sources} (those
+     * with sources), for the source line of each branch outcome the report lists as open. The
+     * {@code .java} files are an input, since the report is an output, by relative path (the task
+     * stays relocatable); as a source set's own {@code SourceDirectorySet} they carry the tasks
+     * that generate sources into it, if any.
+     */
+    @InputFiles
+    @Optional
+    @PathSensitive(PathSensitivity.RELATIVE)
+    public SourceDirectorySet getJavaSources() {
+        return javaSources;
+    }
+
+    public void setJavaSources(SourceDirectorySet javaSources) {
+        this.javaSources = javaSources;
     }
 
     /**
@@ -396,7 +416,7 @@ public class GenerateTestsTask extends DefaultTask {
         this.outputDir = outputDir;
     }
 
-    /** Where {@code testgen-report.json} is written ({@code --report}). */
+    /** Where {@code testgen-report.json} and {@code testgen-report.html} are written ({@code --report}). */
     @OutputDirectory
     public File getReportDir() {
         return resolve(reportDir);
@@ -431,6 +451,7 @@ public class GenerateTestsTask extends DefaultTask {
                 .outputDir(getOutputDir())
                 .cacheDir(getCacheDir())
                 .reportDir(getReportDir())
+                .sources(javaSources == null ? Collections.<File>emptySet() : javaSources.getSrcDirs())
                 .javaExecutable(getJavaExecutable())
                 .junit(getJunit())
                 .testAssertions(getTestAssertions())

@@ -61,6 +61,8 @@ public class TestgenPlugin implements Plugin<Project> {
                 return main.getRuntimeClasspath().minus(main.getOutput().getClassesDirs());
             }
         }));
+        // The report shows the source line of each branch outcome left open.
+        task.setJavaSources(main.getJava());
         // The JUnit flavour is detected from what the tests compile against.
         task.setTestClasspath(project.files(new Callable<FileCollection>() {
             @Override

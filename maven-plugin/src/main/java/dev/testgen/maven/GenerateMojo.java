@@ -77,7 +77,7 @@ public class GenerateMojo extends AbstractMojo {
             defaultValue = "${project.build.directory}/generated-test-sources/testgen", required = true)
     private File outputDirectory;
 
-    /** Where {@code testgen-report.json} is written ({@code --report}). */
+    /** Where {@code testgen-report.json} and {@code testgen-report.html} are written ({@code --report}). */
     @Parameter(property = "testgen.reportDirectory", defaultValue = "${project.reporting.outputDirectory}/testgen",
             required = true)
     private File reportDirectory;
@@ -174,6 +174,7 @@ public class GenerateMojo extends AbstractMojo {
                 .outputDir(outputDirectory)
                 .cacheDir(cacheDir)
                 .reportDir(reportDirectory)
+                .sources(sourceRoots())
                 .javaExecutable(java())
                 .junit(junitVersion())
                 .budgetSeconds(budgetSeconds)
@@ -288,6 +289,18 @@ public class GenerateMojo extends AbstractMojo {
             throw new MojoExecutionException("testgen: the module's dependencies are not resolved", e);
         }
         return classpath;
+    }
+
+    /**
+     * The module's compile source roots ({@code --sources}), for the source lines of the report;
+     * {@link TestgenCommand} leaves out those without sources.
+     */
+    private List<File> sourceRoots() {
+        List<File> roots = new ArrayList<File>();
+        for (String root : project.getCompileSourceRoots()) {
+            roots.add(new File(root));
+        }
+        return roots;
     }
 
     /** See {@link BinaryLocator}: {@code <binary>}, {@code testgen.binary}, {@code $TESTGEN_BINARY}, PATH. */

@@ -26,6 +26,7 @@ public final class TestgenCommand {
     private File outputDir;
     private File cacheDir;
     private File reportDir;
+    private List<File> sources = Collections.emptyList();
     private File javaExecutable;
     private Integer junit;
     private boolean testAssertions = true;
@@ -78,6 +79,17 @@ public final class TestgenCommand {
     /** Where {@code testgen-report.json} goes ({@code --report}). */
     public TestgenCommand reportDir(File reportDir) {
         this.reportDir = reportDir;
+        return this;
+    }
+
+    /**
+     * The module's Java source roots ({@code --sources}, one each), for the source lines in
+     * {@code testgen-report.html}: directories holding a {@code .java} file, and {@code .jar} or
+     * {@code .zip} files; the others (a source root not created, an annotation processor's empty
+     * output directory) are left out, since they add nothing.
+     */
+    public TestgenCommand sources(Iterable<File> sources) {
+        this.sources = copy(sources);
         return this;
     }
 
@@ -167,7 +179,7 @@ public final class TestgenCommand {
 
     /**
      * The binary, {@code generate} and the options, always in this order: {@code --classes},
-     * {@code --classpath}, {@code --out}, {@code --cache}, {@code --report}, {@code --java},
+     * {@code --classpath}, {@code --out}, {@code --cache}, {@code --report}, {@code --sources}, {@code --java},
      * {@code --junit}, the test task's options ({@link TestTaskOptions}), {@code --budget},
      * {@code --total-budget}, {@code --max-runs}, {@code --include}, {@code --exclude},
      * {@code --mode}, {@code --seed}, {@code --jobs}. Paths are absolute.
@@ -202,6 +214,16 @@ public final class TestgenCommand {
         command.add(required(cacheDir, "cache").getAbsolutePath());
         command.add("--report");
         command.add(required(reportDir, "report").getAbsolutePath());
+        Set<String> sourceRoots = new LinkedHashSet<String>();
+        for (File root : sources) {
+            if (hasSources(root)) {
+                sourceRoots.add(root.getAbsolutePath());
+            }
+        }
+        for (String root : sourceRoots) {
+            command.add("--sources");
+            command.add(root);
+        }
         command.add("--java");
         command.add(required(javaExecutable, "java").getAbsolutePath());
         command.add("--junit");
@@ -228,6 +250,29 @@ public final class TestgenCommand {
     public static File javaOfThisJvm() {
         return new File(new File(System.getProperty("java.home"), "bin"),
                 BinaryLocator.isWindows() ? "java.exe" : "java");
+    }
+
+    /** A {@code .jar} or {@code .zip} file, or a directory with a {@code .java} file somewhere below. */
+    private static boolean hasSources(File root) {
+        if (root.isFile()) {
+            String name = root.getName().toLowerCase(java.util.Locale.ROOT);
+            return name.endsWith(".jar") || name.endsWith(".zip");
+        }
+        return hasJavaFile(root, 0);
+    }
+
+    /** Whether {@code dir} holds a {@code .java} file; the depth bound guards against link cycles. */
+    private static boolean hasJavaFile(File dir, int depth) {
+        File[] children = dir.listFiles();
+        if (children == null || depth > 64) {
+            return false;
+        }
+        for (File child : children) {
+            if (child.isDirectory() ? hasJavaFile(child, depth + 1) : child.getName().endsWith(".java")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void addIfSet(List<String> command, String option, Object value) {
