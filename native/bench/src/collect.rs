@@ -350,6 +350,25 @@ fn read_corpus(dir: &Path, problems: &mut Vec<String>) -> Corpus {
                 .unwrap_or_default()
         };
         figures.dropped = per_cause("dropped");
+        figures.infeasible_claims = u64_at(&summary, "branches_infeasible");
+        figures.infeasible_contradicted = u64_at(&summary, "infeasible_contradicted");
+        if let Some(contradicted @ 1..) = figures.infeasible_contradicted {
+            problems.push(format!(
+                "{name}: {contradicted} claims of infeasibility contradicted by a run"
+            ));
+        }
+        for entry in rows
+            .iter()
+            .flat_map(|row| row.get("uncovered").and_then(Value::as_array))
+            .flatten()
+        {
+            if let Some(kind) = entry.pointer("/reason/kind").and_then(Value::as_str) {
+                *figures
+                    .uncovered_by_kind
+                    .entry(kind.to_string())
+                    .or_default() += 1;
+            }
+        }
         figures.repaired = per_cause("repaired");
         figures.static_state_classes = u64_at(&summary, "classes_with_static_state").unwrap_or(0);
         figures.static_resets = rows

@@ -161,6 +161,15 @@ pub struct Figures {
     pub static_state_classes: u64,
     #[serde(default)]
     pub static_resets: u64,
+    /// Outcomes claimed proven infeasible, and claims a run of the class
+    /// contradicted (must be 0).
+    #[serde(default)]
+    pub infeasible_claims: Option<u64>,
+    #[serde(default)]
+    pub infeasible_contradicted: Option<u64>,
+    /// Uncovered outcomes per `reason.kind` of testgen's report.
+    #[serde(default)]
+    pub uncovered_by_kind: BTreeMap<String, u64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -344,6 +353,9 @@ impl Figures {
             unchanged: rerun(|f| &f.unchanged),
             changed: rerun(|f| &f.changed),
             dropped: add_up(figs().map(|f| &f.dropped)),
+            infeasible_claims: sum(figs().map(|f| f.infeasible_claims)),
+            infeasible_contradicted: sum(figs().map(|f| f.infeasible_contradicted)),
+            uncovered_by_kind: add_up(figs().map(|f| &f.uncovered_by_kind)),
             repaired: add_up(figs().map(|f| &f.repaired)),
             static_state_classes: figs().map(|f| f.static_state_classes).sum(),
             static_resets: figs().map(|f| f.static_resets).sum(),
@@ -416,6 +428,12 @@ impl Figures {
             ),
             ("unchanged re-run s", rerun(&self.unchanged), Unit::Seconds),
             ("changed re-run s", rerun(&self.changed), Unit::Seconds),
+            ("infeasible claims", f(self.infeasible_claims), Unit::Count),
+            (
+                "infeasible claims contradicted",
+                f(self.infeasible_contradicted),
+                Unit::Count,
+            ),
             (
                 "tests dropped (portability)",
                 Some(self.dropped.values().sum::<u64>() as f64),

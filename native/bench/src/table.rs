@@ -314,6 +314,51 @@ pub fn portability(bench: &Bench) -> String {
     )
 }
 
+/// What testgen says of the outcomes its tests do not cover: claims of
+/// infeasibility (and the audit's contradictions), and the rest per kind of
+/// reason, the kinds Covana's analysis names first.
+pub fn uncovered(bench: &Bench) -> String {
+    let rows: Vec<Vec<String>> = rows(bench)
+        .into_iter()
+        .map(|(name, f)| {
+            let mut kinds: Vec<(&String, &u64)> = f
+                .uncovered_by_kind
+                .iter()
+                .filter(|(kind, _)| kind.as_str() != "proven_infeasible")
+                .collect();
+            kinds.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+            let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+            vec![
+                name.to_string(),
+                Unit::Count.show(f.infeasible_claims.map(|n| n as f64)),
+                Unit::Count.show(f.infeasible_contradicted.map(|n| n as f64)),
+                f.uncovered_by_kind
+                    .get("external_call")
+                    .copied()
+                    .unwrap_or(0)
+                    .to_string(),
+                f.uncovered_by_kind
+                    .get("object_creation")
+                    .copied()
+                    .unwrap_or(0)
+                    .to_string(),
+                kinds.join(", "),
+            ]
+        })
+        .collect();
+    grid(
+        &[
+            "corpus",
+            "proven infeasible",
+            "infeasible claims contradicted",
+            "external call",
+            "object creation",
+            "uncovered by kind",
+        ],
+        &rows,
+    )
+}
+
 pub const LEGEND: &str = "\
 wall s, CPU s: `testgen generate`, full run from an empty cache; CPU is user + system of its
   whole process tree (executor JVMs, javac and the JUnit validation runs included).
@@ -338,6 +383,11 @@ dropped: tests left out because they failed or behaved differently under a condi
   build's assertion setting, a second run); repaired: kept tests with assertions left out for
   the same causes; static state: classes with mutable static fields (with a reset method of
   their own that the tests call before and after each test).
+proven infeasible: outcomes testgen claims no input reaches; contradicted: claims a run of the
+  class reached anyway (the audit reports those as reached; must be 0). uncovered by kind: the
+  report's reason.kind per uncovered outcome: external_call and object_creation are Covana's
+  problems (a call outside the program decides the branch; an object's state no test built),
+  the others the blockers that kept exploring from the outcome.
 ";
 
 /// The whole report: header, per-class rows, then the three per-corpus tables.
@@ -345,13 +395,14 @@ pub fn report(bench: &Bench) -> String {
     let mut out = header(bench);
     let _ = write!(
         out,
-        "\n== per class\n{}\n== tests and coverage\n{}{}\n== speed and memory\n{}\n== incremental\n{}\n== portability\n{}\n{}",
+        "\n== per class\n{}\n== tests and coverage\n{}{}\n== speed and memory\n{}\n== incremental\n{}\n== portability\n{}\n== uncovered outcomes\n{}\n{}",
         classes(bench),
         coverage(bench),
         rise(bench),
         speed(bench),
         incremental(bench),
         portability(bench),
+        uncovered(bench),
         LEGEND
     );
     if bench.problems.is_empty() {

@@ -421,6 +421,9 @@ fn run_generate(args: GenerateArgs) -> ExitCode {
                 }
             }
             eprint!("{}", progress::summary_table(&report));
+            for problem in report.top_problems(5) {
+                eprintln!("testgen: {problem}");
+            }
             eprintln!("testgen: {}", report.summary_line());
             ExitCode::SUCCESS
         }

@@ -136,8 +136,9 @@ pub enum Culprit {
     /// `fields`; `setters` are the methods and constructors a test may call
     /// that write the last of them (none: nothing public sets it).
     ObjectState {
-        /// The class whose object holds the first field of the chain.
-        class: ClassName,
+        /// The class whose object holds the first field of the chain
+        /// (binary name).
+        class: String,
         fields: Vec<String>,
         setters: Vec<String>,
     },

@@ -365,6 +365,50 @@ impl Report {
         )
     }
 
+    /// The problems that left the most outcomes uncovered across the run,
+    /// most first, one line each: a culprit Covana's analysis named (the
+    /// same call, or the same field chain, counted together), else the
+    /// kind of blocker. Reached outcomes whose tests were not kept and
+    /// proven infeasible ones are no problem to act on.
+    pub fn top_problems(&self, limit: usize) -> Vec<String> {
+        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+        for entry in self.classes.iter().flat_map(|class| &class.uncovered) {
+            let reason = &entry.reason;
+            let line = match (&reason.culprit, reason.kind) {
+                (Some(Culprit::ExternalCall { call, .. }), _) => {
+                    format!("depend on what {call} returns")
+                }
+                (Some(Culprit::ObjectState { class, fields, .. }), _) => {
+                    format!(
+                        "need a {class} whose {} is in another state",
+                        fields.join(".")
+                    )
+                }
+                (
+                    None,
+                    ReasonKind::ProvenInfeasible | ReasonKind::Dropped | ReasonKind::NotKept,
+                ) => continue,
+                (None, kind) => format!("not reached: {}", kind.name().replace('_', " ")),
+            };
+            *counts.entry(line).or_default() += 1;
+        }
+        let mut ranked: Vec<(String, usize)> = counts.into_iter().collect();
+        // Most first; ties in text order, so the lines are deterministic.
+        ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        ranked
+            .into_iter()
+            .take(limit)
+            .map(|(line, count)| {
+                let outcomes = if count == 1 {
+                    "branch outcome"
+                } else {
+                    "branch outcomes"
+                };
+                format!("{count} {outcomes} {line}")
+            })
+            .collect()
+    }
+
     /// Writes `testgen-report.json` into `dir` (created if needed), and
     /// beside it `testgen-report.html`, rendered from the same JSON value
     /// (with the source lines `sources` has); returns the JSON's path.
@@ -439,6 +483,65 @@ mod tests {
         }
     }
 
+    fn empty_summary() -> Summary {
+        Summary {
+            classes: 0,
+            statuses: BTreeMap::new(),
+            tests: 0,
+            javac_warnings: 0,
+            branches: 0,
+            branches_covered: 0,
+            branches_infeasible: 0,
+            infeasible_contradicted: 0,
+            junit: 5,
+            mode: "full",
+            seed: 0,
+            total_budget_seconds: None,
+            wall_seconds: 1.25,
+            effort: Effort::default(),
+            portability: Portability::default(),
+            classes_with_static_state: 0,
+            inputs: InputsBuilt::default(),
+            peak_rss_kib: 0,
+            executor_peak_rss_kib: 0,
+        }
+    }
+
+    #[test]
+    fn top_problems_count_one_culprit_across_classes() {
+        let file_exists = |line| Reason {
+            kind: ReasonKind::ExternalCall,
+            text: String::new(),
+            line,
+            culprit: Some(Culprit::ExternalCall {
+                call: "java.io.File.exists()".into(),
+                line,
+            }),
+            suggestion: None,
+        };
+        let mut a = entry("p.A", Status::Generated, 1);
+        let mut b = entry("p.B", Status::Generated, 1);
+        a.uncovered[0].reason = file_exists(3);
+        b.uncovered[0].reason = file_exists(9);
+        let mut budget = b.uncovered[0].clone();
+        budget.reason.kind = ReasonKind::Budget;
+        budget.reason.culprit = None;
+        b.uncovered.push(budget);
+        let report = Report {
+            classes: vec![a, b, entry("p.C", Status::Generated, 1)],
+            problems: Vec::new(),
+            summary: empty_summary(),
+        };
+        assert_eq!(
+            report.top_problems(5),
+            [
+                "2 branch outcomes depend on what java.io.File.exists() returns",
+                "1 branch outcome not reached: budget",
+            ]
+        );
+        assert_eq!(report.top_problems(1).len(), 1);
+    }
+
     #[test]
     fn summary_counts_every_status_and_keys_are_sorted() {
         let mut report = Report {
@@ -447,27 +550,7 @@ mod tests {
                 entry("p.A", Status::Generated, 2),
             ],
             problems: Vec::new(),
-            summary: Summary {
-                classes: 0,
-                statuses: BTreeMap::new(),
-                tests: 0,
-                javac_warnings: 0,
-                branches: 0,
-                branches_covered: 0,
-                branches_infeasible: 0,
-                infeasible_contradicted: 0,
-                junit: 5,
-                mode: "full",
-                seed: 0,
-                total_budget_seconds: None,
-                wall_seconds: 1.25,
-                effort: Effort::default(),
-                portability: Portability::default(),
-                classes_with_static_state: 0,
-                inputs: InputsBuilt::default(),
-                peak_rss_kib: 0,
-                executor_peak_rss_kib: 0,
-            },
+            summary: empty_summary(),
         };
         report.finish();
         assert_eq!(report.classes[0].class, "p.A");

@@ -164,7 +164,7 @@ fn object_state(program: &Program<'_>, origin: &Origin) -> Option<Culprit> {
     let last = chain.fields.last()?;
     let setters = setters_of(program, last);
     Some(Culprit::ObjectState {
-        class: chain.class,
+        class: chain.class.to_binary(),
         fields: chain
             .fields
             .iter()
