@@ -132,6 +132,19 @@ pub struct Exploration {
     pub seeds: Vec<Seed>,
 }
 
+impl Exploration {
+    /// The outcomes of [`Exploration::infeasible`] that stay proven when no
+    /// proof may go through a branch `approximate` names (one whose clauses
+    /// hold for the objects exploring built, not for every object: the
+    /// caller knows which those are).
+    pub fn infeasible_unless(&self, approximate: impl Fn(&Location) -> bool) -> BTreeSet<Goal> {
+        infeasible_outcomes(&self.tree, &self.reached, approximate)
+            .intersection(&self.infeasible)
+            .cloned()
+            .collect()
+    }
+}
+
 /// One run's inputs: its context (an index into `contexts`) and the values
 /// the solver put in that context's template's holes.
 #[derive(Clone, Debug)]
@@ -459,7 +472,7 @@ fn explore_in_fresh_context(
         next = next_inputs(&mut found, &models, options, started);
     }
     settle_from_known_slices(&mut found);
-    let infeasible = infeasible_outcomes(&found.tree, &found.reached);
+    let infeasible = infeasible_outcomes(&found.tree, &found.reached, |_| false);
     if found.tree.stats().unexplored == 0 {
         found.infeasible = infeasible;
     } else {
@@ -598,10 +611,15 @@ fn plan_events(outcome: &PlanOutcome) -> Vec<TraceEvent> {
 
 /// Outcomes whose every offered leaf was proven infeasible and that no run
 /// reached. A proof on a path through a clause that rests on an observed
-/// value (pinned to what one run saw) is no proof.
-fn infeasible_outcomes(tree: &ConstraintTree<Plan>, reached: &BTreeSet<Goal>) -> BTreeSet<Goal> {
+/// value (pinned to what one run saw), or through a branch `approximate`
+/// names, is no proof.
+fn infeasible_outcomes(
+    tree: &ConstraintTree<Plan>,
+    reached: &BTreeSet<Goal>,
+    approximate: impl Fn(&Location) -> bool,
+) -> BTreeSet<Goal> {
     let mut proven: BTreeMap<Goal, bool> = BTreeMap::new();
-    tree.for_each_edge(|at, outcome, child, observed| {
+    tree.for_each_edge_marking(approximate, |at, outcome, child, observed| {
         let Some(key) = at.goal(outcome) else {
             return;
         };

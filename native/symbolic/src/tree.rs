@@ -423,14 +423,26 @@ impl<I: Clone> ConstraintTree<I> {
     /// Calls `visit` with every edge: the branch's location, the edge's
     /// outcome, the node it leads to, and whether the path to it (the edge
     /// included) has a clause that rests on an observed value.
-    pub fn for_each_edge(&self, mut visit: impl FnMut(&Location, Outcome, &Node<I>, bool)) {
+    pub fn for_each_edge(&self, visit: impl FnMut(&Location, Outcome, &Node<I>, bool)) {
+        self.for_each_edge_marking(|_| false, visit);
+    }
+
+    /// As [`ConstraintTree::for_each_edge`], where the flag is also set
+    /// below every branch `marked` names (the edge's own branch included):
+    /// branches whose clauses a proof may not use for another reason.
+    pub fn for_each_edge_marking(
+        &self,
+        marked: impl Fn(&Location) -> bool,
+        mut visit: impl FnMut(&Location, Outcome, &Node<I>, bool),
+    ) {
         let mut pending = vec![(Self::ROOT, false)];
         while let Some((id, above)) = pending.pop() {
             if let Node::Branch { at, edges } = self.node(id) {
+                let here = above || marked(at);
                 for edge in edges {
-                    let observed = above || edge.observed;
-                    visit(at, edge.outcome, self.node(edge.child), observed);
-                    pending.push((edge.child, observed));
+                    let flagged = here || edge.observed;
+                    visit(at, edge.outcome, self.node(edge.child), flagged);
+                    pending.push((edge.child, flagged));
                 }
             }
         }

@@ -15,21 +15,24 @@
 //!   caller's context only, if the other caller reaches it);
 //! - no exploration that might still reach it stopped early: an unfinished
 //!   exploration of any method could call into the outcome's method;
-//! - its branch tests no state other call sequences could change (an
-//!   object's field, a static field written outside the class initialiser,
-//!   directly or through a method of the program): exploring builds
-//!   objects through a few call sequences, and a stack 64 pushes deep is
-//!   not among them, so "the stack is never full" is no proof;
+//! - no branch on the way to it, its own included, tests state other call
+//!   sequences could change (an object's field, a static field written
+//!   outside the class initialiser, directly or through a method of the
+//!   program): exploring builds objects through a few call sequences, and a
+//!   stack 64 pushes deep is not among them, so "the stack is never full"
+//!   is no proof;
 //! - and no run of the class, whatever stage made it, reached it.
 //!
 //! The last point is also checked afterwards, against every run: a claim a
 //! run contradicts is counted (it must never happen) and the outcome is
 //! reported as reached.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use testgen_project::{Goal, MethodId};
 use testgen_symbolic::explore::Exploration;
+use testgen_symbolic::tree::Location;
 
 use super::explore::Explored;
 
@@ -38,40 +41,60 @@ type Decision = (MethodId, u32);
 
 /// The outcomes every exploration's evidence lets the class claim as
 /// proven infeasible (before any run is checked against them);
-/// `tests_state` says whether a goal's branch tests mutable state
-/// ([`super::problems::tests_mutable_state`]).
-pub fn provable(explored: &Explored, tests_state: impl Fn(&Goal) -> bool) -> BTreeSet<Goal> {
+/// `tests_state` says whether the branch at an offset of a method tests
+/// mutable state ([`super::problems::tests_mutable_state`]): no proof may
+/// go through such a branch, the outcome's own or one on the way to it.
+pub fn provable(
+    explored: &Explored,
+    tests_state: impl Fn(&MethodId, u32) -> bool,
+) -> BTreeSet<Goal> {
     let explorations: Vec<&Exploration> = explored.methods.iter().map(|(_, f)| f).collect();
+    let known = RefCell::new(BTreeMap::new());
+    let on_state = |at: &Location| {
+        let Some(method) = &at.method else {
+            return false;
+        };
+        *known
+            .borrow_mut()
+            .entry((method.clone(), at.offset))
+            .or_insert_with(|| tests_state(method, at.offset))
+    };
+    let proofs: Vec<BTreeSet<Goal>> = explorations
+        .iter()
+        .map(|found| found.infeasible_unless(on_state))
+        .collect();
     let everything_finished = explorations.iter().all(|found| rests_on_nothing(found));
-    let own: BTreeMap<&MethodId, &Exploration> = explored
+    let own: BTreeMap<&MethodId, usize> = explored
         .methods
         .iter()
-        .map(|(method, found)| (method, found))
+        .enumerate()
+        .map(|(index, (method, _))| (method, index))
         .collect();
     let came_to: Vec<BTreeSet<Decision>> = explorations.iter().map(|f| decisions(f)).collect();
     let mut claims = BTreeSet::new();
-    for found in &explorations {
+    let proves = |index: usize, goal: &Goal| {
+        rests_on_nothing(explorations[index]) && proofs[index].contains(goal)
+    };
+    for (index, found) in explorations.iter().enumerate() {
         if !rests_on_nothing(found) {
             continue;
         }
-        for goal in &found.infeasible {
+        for goal in &proofs[index] {
             let decision = (goal.method.clone(), goal.offset);
-            let agreed = explorations
-                .iter()
-                .zip(&came_to)
-                .filter(|(_, decided)| decided.contains(&decision))
-                .all(|(other, _)| rests_on_nothing(other) && other.infeasible.contains(goal));
+            let agreed = (0..explorations.len())
+                .filter(|&other| came_to[other].contains(&decision))
+                .all(|other| proves(other, goal));
             // Where the goal's own method was explored with inputs of its
             // own, its tree speaks for every caller; otherwise every
             // exploration must have finished (any of them might call it).
             let whole = match own.get(&goal.method) {
-                Some(own) => rests_on_nothing(own) && own.infeasible.contains(goal),
+                Some(&own) => proves(own, goal),
                 None => everything_finished,
             };
             let reached = explorations
                 .iter()
                 .any(|other| other.reached.contains(goal));
-            if agreed && whole && !reached && !tests_state(goal) {
+            if agreed && whole && !reached {
                 claims.insert(goal.clone());
             }
         }
@@ -156,8 +179,19 @@ mod tests {
                 observed: false,
             }],
         };
+        // A branch before it, at 2, decided one way only.
+        let before = Step {
+            taken: Decision {
+                at: Location::of(helper(), 2),
+                outcome: Outcome::Taken,
+                clause: Some("(> y 0)".into()),
+                declares: Vec::new(),
+                observed: false,
+            },
+            alternatives: Vec::new(),
+        };
         let mut found = Exploration::default();
-        found.tree.record(&[step], Default::default());
+        found.tree.record(&[before, step], Default::default());
         found.reached.insert(goal(Outcome::Taken));
         if proven {
             let leaf = found.tree.next_unexplored().expect("the other way");
@@ -182,17 +216,19 @@ mod tests {
     #[test]
     fn a_finished_proof_of_every_caller_stands() {
         let both = explored(vec![("a", exploration(true)), ("b", exploration(true))]);
-        let claims = provable(&both, |_| false);
+        let claims = provable(&both, |_, _| false);
         assert_eq!(claims, BTreeSet::from([goal(Outcome::NotTaken)]));
-        // Unless the branch tests state other call sequences could change.
-        assert!(provable(&both, |_| true).is_empty());
+        // Unless the branch, or one on the way to it, tests state other
+        // call sequences could change.
+        assert!(provable(&both, |_, offset| offset == 5).is_empty());
+        assert!(provable(&both, |_, offset| offset == 2).is_empty());
     }
 
     #[test]
     fn one_callers_proof_is_no_proof_while_another_caller_is_unfinished() {
         let claims = provable(
             &explored(vec![("a", exploration(true)), ("b", exploration(false))]),
-            |_| false,
+            |_, _| false,
         );
         assert!(claims.is_empty(), "{claims:?}");
     }
@@ -206,7 +242,7 @@ mod tests {
                 offset: 9,
             },
         });
-        assert!(provable(&explored(vec![("a", bounded)]), |_| false).is_empty());
+        assert!(provable(&explored(vec![("a", bounded)]), |_, _| false).is_empty());
     }
 
     #[test]

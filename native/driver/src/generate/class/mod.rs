@@ -187,8 +187,8 @@ pub fn generate_class(
         .flat_map(|chosen| chosen.coverage.iter().copied())
         .collect();
     // What exploring proved unreachable is no target either.
-    let claims = audit::provable(&explored, |goal| {
-        problems::tests_mutable_state(recipes.program(), goal)
+    let claims = audit::provable(&explored, |method, offset| {
+        problems::tests_mutable_state(recipes.program(), method, offset)
     });
     let settled: select::Coverage = claims
         .iter()

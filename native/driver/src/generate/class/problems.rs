@@ -236,7 +236,7 @@ fn java_parameters(descriptor: &str) -> String {
         .join(", ")
 }
 
-/// Whether the branch of `goal` tests state other calls could change: an
+/// Whether the branch at `offset` of `method` tests state other calls could change: an
 /// object's field (whichever constructor, factory or setter put it there),
 /// or a static field that a method other than the class initialiser
 /// writes, or that code outside its class may write (neither private nor
@@ -244,11 +244,11 @@ fn java_parameters(descriptor: &str) -> String {
 /// Exploring builds objects through a few call sequences only, so a proof
 /// that such a branch cannot go one way holds for those objects, not for
 /// the class.
-pub fn tests_mutable_state(program: &Program<'_>, goal: &Goal) -> bool {
-    let Some((file, member)) = program.method(&goal.method) else {
+pub fn tests_mutable_state(program: &Program<'_>, method: &MethodId, offset: u32) -> bool {
+    let Some((file, member)) = program.method(method) else {
         return true;
     };
-    let Ok(operands) = branch_operands(file, member, goal.offset) else {
+    let Ok(operands) = branch_operands(file, member, offset) else {
         return true;
     };
     operands
