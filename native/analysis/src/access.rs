@@ -46,7 +46,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use testgen_classfile::instruction::opcode::*;
 use testgen_classfile::instruction::{Instruction, Operands};
 use testgen_classfile::{
-    AccessFlags, ClassFile, Constant, ErrorKind, Member, MethodDescriptor, ParseError,
+    AccessFlags, ClassFile, Code, Constant, ErrorKind, Member, MethodDescriptor, ParseError,
 };
 
 use crate::error::Result;
@@ -326,14 +326,7 @@ fn scan(
 
     // Instructions where control may arrive from elsewhere: a pattern must
     // not span one, or the values on the stack could come from another path.
-    let mut joins: Vec<u32> = instructions
-        .iter()
-        .flat_map(|instruction| instruction.branch_targets())
-        .filter_map(|target| u32::try_from(target).ok())
-        .chain(code.exception_table.iter().map(|h| u32::from(h.handler_pc)))
-        .collect();
-    joins.sort_unstable();
-    joins.dedup();
+    let joins = join_offsets(&code, &instructions);
     let is_join = |instruction: &Instruction<'_>| joins.binary_search(&instruction.offset).is_ok();
     // The instruction `back` places before `index`, if no join lies between.
     let before = |index: usize, back: usize| -> Option<&Instruction<'_>> {
@@ -525,6 +518,21 @@ impl ParameterSlots {
         let slot = load_slot(instruction)?;
         Some((slot, self.parameter_at(slot)?))
     }
+}
+
+/// The offsets where control may arrive other than by falling through
+/// (jump and switch targets, exception handlers), sorted: the values on
+/// the stack there may come from several paths.
+pub(crate) fn join_offsets(code: &Code<'_>, instructions: &[Instruction<'_>]) -> Vec<u32> {
+    let mut joins: Vec<u32> = instructions
+        .iter()
+        .flat_map(|instruction| instruction.branch_targets())
+        .filter_map(|target| u32::try_from(target).ok())
+        .chain(code.exception_table.iter().map(|h| u32::from(h.handler_pc)))
+        .collect();
+    joins.sort_unstable();
+    joins.dedup();
+    joins
 }
 
 /// The slot an `xload` reads.

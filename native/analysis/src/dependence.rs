@@ -18,7 +18,7 @@ use testgen_classfile::instruction::opcode::*;
 use testgen_classfile::instruction::{Instruction, Operands};
 use testgen_classfile::{ClassFile, Member, MethodDescriptor};
 
-use crate::access::{load_slot, store_slot, FieldRef, MethodRef};
+use crate::access::{join_offsets, load_slot, store_slot, FieldRef, MethodRef};
 use crate::error::Result;
 
 /// Where a value comes from, as far as one method's code shows.
@@ -95,6 +95,30 @@ pub fn branch_operands(
     method: &Member<'_>,
     offset: u32,
 ) -> Result<Vec<Origin>> {
+    operands_where(class, method, offset, |opcode| {
+        matches!(
+            opcode,
+            IFEQ..=IF_ACMPNE | IFNULL | IFNONNULL | TABLESWITCH | LOOKUPSWITCH
+        )
+    })
+}
+
+/// The origins of every value the instruction at `offset` takes from the
+/// stack (first pushed first): an array access's array and index, a
+/// call's receiver and arguments, a division's operands. Empty for an
+/// instruction whose stack effect depends on value sizes, and for none.
+pub fn popped(class: &ClassFile<'_>, method: &Member<'_>, offset: u32) -> Result<Vec<Origin>> {
+    operands_where(class, method, offset, |_| true)
+}
+
+/// The origins of what the instruction at `offset` pops, if `wanted`
+/// accepts its opcode.
+fn operands_where(
+    class: &ClassFile<'_>,
+    method: &Member<'_>,
+    offset: u32,
+    wanted: impl Fn(u8) -> bool,
+) -> Result<Vec<Origin>> {
     let Some(code) = method.code(class)? else {
         return Ok(Vec::new());
     };
@@ -104,32 +128,32 @@ pub fn branch_operands(
     let Ok(index) = instructions.binary_search_by_key(&offset, |i| i.offset) else {
         return Ok(Vec::new());
     };
-    let operands = match instructions[index].opcode {
-        IFEQ..=IFLE | IFNULL | IFNONNULL | TABLESWITCH | LOOKUPSWITCH => 1,
-        IF_ICMPEQ..=IF_ACMPNE => 2,
-        _ => return Ok(Vec::new()),
-    };
-    let mut joins: Vec<u32> = instructions
-        .iter()
-        .flat_map(|instruction| instruction.branch_targets())
-        .filter_map(|target| u32::try_from(target).ok())
-        .chain(code.exception_table.iter().map(|h| u32::from(h.handler_pc)))
-        .collect();
-    joins.sort_unstable();
-    joins.dedup();
+    if !wanted(instructions[index].opcode) {
+        return Ok(Vec::new());
+    }
     let descriptor = method.descriptor(class)?;
     let is_static = method.access_flags.is_static();
     let mut tracer = Tracer {
         class,
         instructions: &instructions,
-        joins,
+        joins: join_offsets(&code, &instructions),
         parameters: parameter_slots(&descriptor, is_static),
         is_static,
         built: 0,
         following: BTreeSet::new(),
     };
-    Ok((0..operands)
-        .map(|k| tracer.value_before(index, operands - 1 - k))
+    let pops = match tracer.effect(index) {
+        Effect::Consumes(pops) | Effect::Makes { pops, .. } => pops,
+        Effect::Duplicates => 1,
+        // A jump or switch pops what it tests; a return or throw what it
+        // hands on.
+        Effect::Opaque => match instructions[index].opcode {
+            TABLESWITCH | LOOKUPSWITCH | IRETURN..=ARETURN | ATHROW => 1,
+            _ => 0,
+        },
+    };
+    Ok((0..pops)
+        .map(|k| tracer.value_before(index, pops - 1 - k))
         .collect())
 }
 

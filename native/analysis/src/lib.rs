@@ -41,7 +41,7 @@ pub use access::{
 };
 pub use cfg::{Block, BlockId, Cfg, Edge, EdgeId, EdgeKind};
 pub use control::ControlDependence;
-pub use dependence::{branch_operands, Origin};
+pub use dependence::{branch_operands, popped, Origin};
 pub use dominators::Dominators;
 pub use error::{AnalysisError, Result};
 pub use hierarchy::{jdk_supertypes, Hierarchy, MemberInfo, TypeInfo};

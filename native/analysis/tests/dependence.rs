@@ -3,7 +3,7 @@
 
 mod support;
 
-use testgen_analysis::{branch_operands, Origin};
+use testgen_analysis::{branch_operands, popped, Origin};
 use testgen_classfile::instruction::opcode;
 use testgen_classfile::ClassFile;
 
@@ -88,4 +88,28 @@ fn a_loop_counter_and_a_joined_value_are_followed_as_far_as_they_are_known() {
     assert_eq!(sum[1], Origin::Parameter(0));
     let either = first_branch("either");
     assert_eq!(either, [Origin::Parameter(0)]);
+}
+
+#[test]
+fn an_array_access_takes_its_array_from_a_field_and_its_index_from_a_parameter() {
+    let class = ClassFile::parse(support::fixture("fixtures/analysis/Conditions")).unwrap();
+    let method = support::method(&class, "at");
+    let code = method.code(&class).unwrap().unwrap();
+    let load = code
+        .instructions()
+        .map(Result::unwrap)
+        .find(|i| i.opcode == opcode::IALOAD)
+        .expect("an iaload");
+    let taken = popped(&class, method, load.offset).unwrap();
+    assert_eq!(taken.len(), 2, "{taken:?}");
+    assert!(
+        matches!(&taken[0], Origin::Field { field, object: Some(object), .. }
+            if field.name == "values" && **object == Origin::This),
+        "{taken:?}"
+    );
+    assert_eq!(taken[1], Origin::Parameter(0));
+    // A branch offset of no branch gives nothing.
+    assert!(branch_operands(&class, method, load.offset)
+        .unwrap()
+        .is_empty());
 }

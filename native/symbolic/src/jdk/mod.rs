@@ -160,6 +160,18 @@ pub(crate) fn throws(heap: &impl Heap, family: Family, call: &Call<'_>) -> Optio
     }
 }
 
+/// Whether the family's model of this call takes the run's observed result
+/// for part of its domain (`Character` beyond ASCII, `String.hashCode`
+/// beyond the modelled length): for other inputs there it would answer
+/// what this run saw, so no proof may rest on it.
+pub(crate) fn leans_on_observed(family: Family, call: &Call<'_>) -> bool {
+    match family {
+        Family::Character => true,
+        Family::String => call.name() == "hashCode",
+        _ => false,
+    }
+}
+
 /// The call's result, if modelled; `observed` is what the run returned
 /// (absent when the call site has no probe).
 pub(crate) fn result(

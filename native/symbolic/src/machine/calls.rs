@@ -126,6 +126,9 @@ impl<'p, 'a> Replay<'p, 'a> {
             return self.push_result(frames, assumed.result);
         }
         let modelled = jdk::result(self, family, &call, observed.as_ref());
+        if modelled.is_some() && jdk::leans_on_observed(family, &call) {
+            self.rests_on_observed = true;
+        }
         if result_type.is_none() {
             return self.push_result(frames, None);
         }

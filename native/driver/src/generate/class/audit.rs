@@ -15,8 +15,9 @@
 //!   caller's context only, if the other caller reaches it);
 //! - no exploration that might still reach it stopped early: an unfinished
 //!   exploration of any method could call into the outcome's method;
-//! - no branch on the way to it, its own included, tests state other call
-//!   sequences could change (an object's field, a static field written
+//! - no decision on the way to it (a branch, or an instruction that may
+//!   throw), its own included, tests state other call sequences could
+//!   change (an object's field, a static field written
 //!   outside the class initialiser, directly or through a method of the
 //!   program): exploring builds objects through a few call sequences, and a
 //!   stack 64 pushes deep is not among them, so "the stack is never full"

@@ -15,7 +15,7 @@
 //! object's state, not the environment. Anything else stays with the
 //! exploration's typed blockers.
 
-use testgen_analysis::{branch_operands, ClassAccess, FieldRef, MethodRef, Origin};
+use testgen_analysis::{branch_operands, popped, ClassAccess, FieldRef, MethodRef, Origin};
 use testgen_classfile::{AccessFlags, MethodDescriptor};
 use testgen_project::{ClassName, Culprit, Goal, MethodId, Program};
 
@@ -236,7 +236,7 @@ fn java_parameters(descriptor: &str) -> String {
         .join(", ")
 }
 
-/// Whether the branch at `offset` of `method` tests state other calls could change: an
+/// Whether the decision at `offset` of `method` tests state other calls could change: an
 /// object's field (whichever constructor, factory or setter put it there),
 /// or a static field that a method other than the class initialiser
 /// writes, or that code outside its class may write (neither private nor
@@ -248,7 +248,9 @@ pub fn tests_mutable_state(program: &Program<'_>, method: &MethodId, offset: u32
     let Some((file, member)) = program.method(method) else {
         return true;
     };
-    let Ok(operands) = branch_operands(file, member, offset) else {
+    // A decision is a branch, or an instruction that may throw (its array
+    // and index, its receiver, its divisor): what it pops decides it.
+    let Ok(operands) = popped(file, member, offset) else {
         return true;
     };
     operands
