@@ -6,17 +6,17 @@
 //! deep.
 //!
 //! The analysis follows the operand stack backwards through straight-line
-//! code and locals through their stores. It stops (with
-//! [`Origin::Unknown`]) where values meet from several paths (a jump
-//! target or handler lies between producer and branch), at stack shuffles
-//! whose meaning depends on value sizes (`dup2`, `swap`, ...), and at a
-//! bound on the origins it builds, so its work is linear in the method.
+//! code and locals through their stores. It loses the value (with
+//! [`Origin::Lost`]) where values meet from several paths (a jump target or
+//! handler lies between producer and branch), at stack shuffles whose
+//! meaning depends on value sizes (`dup2`, `pop2`, ...), and at a bound on
+//! the origins it builds, so its work is linear in the method.
 
 use std::collections::BTreeSet;
 
 use testgen_classfile::instruction::opcode::*;
 use testgen_classfile::instruction::{Instruction, Operands};
-use testgen_classfile::{ClassFile, Member, MethodDescriptor};
+use testgen_classfile::{ClassFile, Constant, Member, MethodDescriptor};
 
 use crate::access::{join_offsets, load_slot, store_slot, FieldRef, MethodRef};
 use crate::error::Result;
@@ -50,8 +50,13 @@ pub enum Origin {
     /// Computed from these (arithmetic, comparisons, array elements,
     /// `instanceof`, a value stored in a local by several stores).
     Computed(Vec<Origin>),
-    /// Not visible from here.
+    /// A local's own earlier value (a loop counter's store reads the
+    /// counter), whose other stores are followed where the local is.
     Unknown,
+    /// The trace lost the value: it meets from several paths here, comes
+    /// from an instruction not followed, or lies beyond the bound. It may
+    /// come from anywhere.
+    Lost,
 }
 
 impl Origin {
@@ -144,7 +149,7 @@ fn operands_where(
     };
     let pops = match tracer.effect(index) {
         Effect::Consumes(pops) | Effect::Makes { pops, .. } => pops,
-        Effect::Duplicates => 1,
+        Effect::Moves(_) => 0,
         // A jump or switch pops what it tests; a return or throw what it
         // hands on.
         Effect::Opaque => match instructions[index].opcode {
@@ -180,8 +185,9 @@ enum Effect {
     Consumes(usize),
     /// Pops `pops` values and pushes one, made as `Made` says.
     Makes { pops: usize, made: Made },
-    /// `dup`: the top value, twice.
-    Duplicates,
+    /// Moves values without making new ones (`dup`, `dup_x1`, `swap`):
+    /// the depth before it of the value at a depth after it.
+    Moves(fn(usize) -> usize),
     /// Control does not fall through, or the effect depends on value
     /// sizes: nothing before it can be followed.
     Opaque,
@@ -220,21 +226,17 @@ impl Tracer<'_, '_> {
         loop {
             self.built += 1;
             if self.built > MAX_ORIGINS || at == 0 || self.is_join(at) {
-                return Origin::Unknown;
+                return Origin::Lost;
             }
             at -= 1;
             let (pops, made) = match self.effect(at) {
-                Effect::Opaque => return Origin::Unknown,
+                Effect::Opaque => return Origin::Lost,
                 Effect::Consumes(pops) => {
                     depth += pops;
                     continue;
                 }
-                Effect::Duplicates => {
-                    if depth < 2 {
-                        depth = 0;
-                    } else {
-                        depth -= 1;
-                    }
+                Effect::Moves(before) => {
+                    depth = before(depth);
                     continue;
                 }
                 Effect::Makes { pops, made } => (pops, made),
@@ -307,7 +309,7 @@ impl Tracer<'_, '_> {
         }
         self.following.remove(&slot);
         match parts.len() {
-            0 => Origin::Unknown,
+            0 => Origin::Lost,
             1 => parts.pop().expect("one part"),
             _ => Origin::Computed(parts),
         }
@@ -342,7 +344,20 @@ impl Tracer<'_, '_> {
             (IALOAD..=SALOAD, _) => makes(2, Made::Computed),
             (ISTORE..=ASTORE | ISTORE_0..=ASTORE_3 | POP, _) => Effect::Consumes(1),
             (IASTORE..=SASTORE, _) => Effect::Consumes(3),
-            (DUP, _) => Effect::Duplicates,
+            // Before [.. v], after [.. v v].
+            (DUP, _) => Effect::Moves(|depth| depth.saturating_sub(1)),
+            // Before [.. b a], after [.. a b a] (one-slot values only).
+            (DUP_X1, _) => Effect::Moves(|depth| match depth {
+                0 | 2 => 0,
+                1 => 1,
+                n => n - 1,
+            }),
+            // Before [.. b a], after [.. a b] (one-slot values only).
+            (SWAP, _) => Effect::Moves(|depth| match depth {
+                0 => 1,
+                1 => 0,
+                n => n,
+            }),
             (IADD..=DREM | ISHL..=LXOR | LCMP..=DCMPG, _) => makes(2, Made::Computed),
             (INEG..=DNEG | ARRAYLENGTH | INSTANCEOF, _) => makes(1, Made::Computed),
             (I2L..=I2S | CHECKCAST, _) => makes(1, Made::Same),
@@ -382,13 +397,34 @@ impl Tracer<'_, '_> {
                     makes(pops, Made::Call(method, has_receiver))
                 }
             }
+            (INVOKEDYNAMIC, Operands::InvokeDynamic { index }) => {
+                // String concatenation, a lambda: computed from its
+                // arguments, whatever the bootstrap does.
+                let Ok(Constant::InvokeDynamic {
+                    name_and_type_index,
+                    ..
+                }) = pool.get(index)
+                else {
+                    return Effect::Opaque;
+                };
+                let Ok((_, descriptor)) = pool.name_and_type(*name_and_type_index) else {
+                    return Effect::Opaque;
+                };
+                let Ok(parsed) = MethodDescriptor::parse(&descriptor) else {
+                    return Effect::Opaque;
+                };
+                if parsed.return_type.is_none() {
+                    Effect::Consumes(parsed.parameters.len())
+                } else {
+                    makes(parsed.parameters.len(), Made::Computed)
+                }
+            }
             (NEW, _) => makes(0, Made::New),
             (NEWARRAY | ANEWARRAY, _) => makes(1, Made::New),
             (MULTIANEWARRAY, Operands::MultiANewArray { dimensions, .. }) => {
                 makes(usize::from(dimensions), Made::New)
             }
-            // invokedynamic (its arity would need the bootstrap's
-            // descriptor), stack shuffles by size, jumps, returns, throws.
+            // Stack shuffles by size, jumps, returns, throws.
             _ => Effect::Opaque,
         }
     }

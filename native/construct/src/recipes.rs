@@ -201,8 +201,9 @@ impl<'p, 'a> Recipes<'p, 'a> {
         })
     }
 
-    /// `class`'s field accesses and calls, if the program has it.
-    fn access(&self, class: &ClassName) -> Option<Arc<ClassAccess>> {
+    /// `class`'s field accesses and calls, if the program has it
+    /// (analysed once per class).
+    pub fn access(&self, class: &ClassName) -> Option<Arc<ClassAccess>> {
         memoised(&self.accesses, class, || {
             let file = self.program.class(class)?;
             ClassAccess::of(file).ok().map(Arc::new)

@@ -26,8 +26,10 @@ use super::class::Uncovered;
 use super::error::{FileAction, FileError};
 use super::portability::{Portability, StaticState};
 
-/// Bumped whenever [`Entry`]'s own fields change shape or meaning.
-pub const ENTRY_FORMAT: u32 = 3;
+/// Bumped whenever [`Entry`]'s own fields change shape or meaning (4: an
+/// uncovered outcome's reason has a culprit, and what counts as proven
+/// infeasible changed, for kept outcomes and explorations alike).
+pub const ENTRY_FORMAT: u32 = 4;
 
 const CLASSES_DIR: &str = "classes";
 const LOCK_FILE: &str = "lock";

@@ -68,6 +68,7 @@ struct SummaryView {
     branches: usize,
     branches_covered: usize,
     branches_infeasible: usize,
+    infeasible_contradicted: usize,
     junit: u32,
     mode: String,
     seed: u64,
@@ -385,6 +386,13 @@ impl Page {
             "branches-infeasible",
             s.branches_infeasible.to_string(),
             "outcomes no input can reach".to_string(),
+        );
+        row(
+            "Claims contradicted",
+            "infeasible-contradicted",
+            s.infeasible_contradicted.to_string(),
+            "claims of infeasibility a run of the class refuted (reported as reached; must be 0)"
+                .to_string(),
         );
         row(
             "Time",
@@ -721,19 +729,42 @@ fn bar(class: &ClassView, colours: &Colours) -> String {
 
 /// A culprit object as one line: `key: value` pairs, nested ones inline.
 fn culprit_text(culprit: &Value) -> String {
-    match culprit {
-        Value::String(text) => text.clone(),
-        Value::Object(fields) => fields
-            .iter()
-            .map(|(key, value)| format!("{key}: {}", culprit_text(value)))
-            .collect::<Vec<_>>()
-            .join(", "),
-        Value::Array(items) => items
-            .iter()
-            .map(culprit_text)
-            .collect::<Vec<_>>()
-            .join(", "),
-        other => other.to_string(),
+    let text = |key: &str| culprit.get(key).and_then(Value::as_str).unwrap_or_default();
+    let list = |key: &str| -> Vec<&str> {
+        culprit
+            .get(key)
+            .and_then(Value::as_array)
+            .map(|items| items.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default()
+    };
+    match text("kind") {
+        "external_call" => match culprit.get("line").and_then(Value::as_u64) {
+            Some(line) if line > 0 => format!("the call {} (line {line})", text("call")),
+            _ => format!("the call {}", text("call")),
+        },
+        "object_state" => {
+            let setters = list("setters");
+            format!(
+                "{} of a {}; set by {}",
+                list("fields").join("."),
+                text("class"),
+                if setters.is_empty() {
+                    "nothing a test can call".to_string()
+                } else {
+                    setters.join(", ")
+                }
+            )
+        }
+        // A shape this page does not know: its fields as they are.
+        _ => match culprit {
+            Value::String(text) => text.clone(),
+            Value::Object(fields) => fields
+                .iter()
+                .map(|(key, value)| format!("{key}: {value}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            other => other.to_string(),
+        },
     }
 }
 
@@ -805,7 +836,12 @@ mod tests {
                 {"method": "p.A.f(I)I", "line": 5, "outcome": "not_taken",
                  "reason": {"kind": "external_call", "text": "decided by a <JDK> call",
                             "line": 5, "suggestion": "pass a Clock & test again",
-                            "culprit": {"method": "java.time.Instant.now()", "line": 5}}},
+                            "culprit": {"kind": "external_call",
+                                        "call": "java.time.Instant.now()", "line": 5}}},
+                {"method": "p.A.h()V", "line": 7, "outcome": "taken",
+                 "reason": {"kind": "object_creation", "text": "needs a p.A whose size is in another state",
+                            "culprit": {"kind": "object_state", "class": "p.A",
+                                        "fields": ["buffer", "size"], "setters": []}}},
                 {"method": "p.A.g()V", "line": 9, "outcome": "taken",
                  "reason": {"kind": "budget", "text": "out of time"}}
             ])),
@@ -815,9 +851,11 @@ mod tests {
         assert!(page.contains(">other</span>"));
         assert!(page.contains(">external call</span> decided by a &lt;JDK&gt; call"));
         assert!(page.contains("Suggestion: pass a Clock &amp; test again"));
-        assert!(page.contains("Culprit: line: 5, method: java.time.Instant.now()"));
+        assert!(page.contains("Culprit: the call java.time.Instant.now() (line 5)"));
+        assert!(page.contains("Culprit: buffer.size of a p.A; set by nothing a test can call"));
         assert!(page.contains(">budget</span> out of time"));
         assert_eq!(page.matches("Suggestion:").count(), 1);
+        assert!(page.contains(">object creation</span>"));
 
         let string = Reason::of(Some(&ReasonField::Text("proven infeasible".into())));
         assert_eq!(string.kind, INFEASIBLE);

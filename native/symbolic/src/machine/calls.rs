@@ -82,9 +82,16 @@ impl<'p, 'a> Replay<'p, 'a> {
             Some(site) => match self.external_result(site) {
                 Some(value) => Some(value),
                 None => {
-                    // It threw; a model may still say when.
-                    if let Some(family) = family {
-                        self.modelled_throw(frames, family, &call);
+                    // It threw; a model may still say when. Where none
+                    // does, the path from here rests on what this run's
+                    // call did (other inputs might make it return): no
+                    // proof may use it (`DigestUtils.isAvailable`: every
+                    // name exploring tried was refused, and the outcome
+                    // for a known algorithm was "proven" infeasible).
+                    let modelled =
+                        family.is_some_and(|family| self.modelled_throw(frames, family, &call));
+                    if !modelled {
+                        self.rests_on_observed = true;
                     }
                     let error = self.fresh(HeapObject::Opaque {
                         class: "java/lang/Throwable".into(),
@@ -181,7 +188,7 @@ impl<'p, 'a> Replay<'p, 'a> {
         frames: &[Frame<'p, 'a>],
         family: jdk::Family,
         call: &jdk::Call<'_>,
-    ) {
+    ) -> bool {
         let frame = frames.last().expect("a frame");
         let at = Location::of(frame.method.clone(), frame.pc);
         if let Some(assumed) = jdk::assumed(self, family, call) {
@@ -201,6 +208,7 @@ impl<'p, 'a> Replay<'p, 'a> {
                     observed,
                 }],
             });
+            true
         } else if let Some(throws) = jdk::throws(self, family, call) {
             let (throws_text, observed) = self.clause_text(&throws);
             let (proceeds_text, _) = self.clause_text(&throws.not());
@@ -219,6 +227,9 @@ impl<'p, 'a> Replay<'p, 'a> {
                     observed,
                 }],
             });
+            true
+        } else {
+            false
         }
     }
 

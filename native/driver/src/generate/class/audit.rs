@@ -17,11 +17,11 @@
 //!   exploration of any method could call into the outcome's method;
 //! - no decision on the way to it (a branch, or an instruction that may
 //!   throw), its own included, tests state other call sequences could
-//!   change (an object's field, a static field written
-//!   outside the class initialiser, directly or through a method of the
-//!   program): exploring builds objects through a few call sequences, and a
-//!   stack 64 pushes deep is not among them, so "the stack is never full"
-//!   is no proof;
+//!   change (an object's field, a static field, a value the bytecode
+//!   analysis lost, a private helper's parameter: see
+//!   [`super::problems::tests_mutable_state`]): exploring builds objects
+//!   through a few call sequences, and a stack 64 pushes deep is not among
+//!   them, so "the stack is never full" is no proof;
 //! - and no run of the class, whatever stage made it, reached it.
 //!
 //! The last point is also checked afterwards, against every run: a claim a

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use testgen_project::{Blocker, Culprit, Goal};
+use testgen_project::{Blocker, Culprit, Goal, MethodId};
 use testgen_symbolic::explore::Exploration;
 
 use super::explore::Explored;
@@ -167,6 +167,10 @@ pub fn diagnose(
             }) && !reached_by_runs.contains(goal)
         })
         .collect();
+    let evaluated: BTreeSet<(&MethodId, u32)> = reached
+        .iter()
+        .map(|goal| (&goal.method, goal.offset))
+        .collect();
     let mut diagnosis = Diagnosis {
         covered: 0,
         infeasible: 0,
@@ -196,10 +200,14 @@ pub fn diagnose(
         } else {
             unreached(goal, explored)
         };
-        // Covana's analysis, for what nothing reached.
+        // Covana's analysis, for what nothing reached at a branch some run
+        // did evaluate (the other way): a branch inside code nothing
+        // reached is no problem of its own.
         let culprit = match reason {
-            UncoveredReason::Blocked { .. } | UncoveredReason::NotReached => {
-                problems::culprit(job.recipes.program(), goal)
+            UncoveredReason::Blocked { .. } | UncoveredReason::NotReached
+                if evaluated.contains(&(&goal.method, goal.offset)) =>
+            {
+                problems::culprit(job.recipes, goal)
             }
             _ => None,
         };

@@ -187,8 +187,12 @@ pub fn generate_class(
         .flat_map(|chosen| chosen.coverage.iter().copied())
         .collect();
     // What exploring proved unreachable is no target either.
+    // A method explored with inputs of its own has its parameters free; a
+    // private helper's come from its callers.
+    let explored_itself: std::collections::BTreeSet<&testgen_project::MethodId> =
+        explored.methods.iter().map(|(method, _)| method).collect();
     let claims = audit::provable(&explored, |method, offset| {
-        problems::tests_mutable_state(recipes.program(), method, offset)
+        problems::tests_mutable_state(recipes, method, offset, explored_itself.contains(method))
     });
     let settled: select::Coverage = claims
         .iter()
