@@ -156,6 +156,46 @@ fn file_writes_are_reported_and_stay_in_the_working_directory() {
 }
 
 #[test]
+fn reading_the_programs_own_resources_is_no_access_but_reading_a_file_is() {
+    let mut executor = executor();
+    let own = run(
+        &mut executor,
+        vec![call_static("Hostile", "readOwnResource", "()I", vec![])],
+    );
+    assert_eq!(own.status, PlanStatus::Completed, "{own:#?}");
+    assert!(
+        matches!(value_of(&own, 0), RenderedValue::Int { value } if *value > 0),
+        "{own:#?}"
+    );
+    assert!(own.accesses.is_empty(), "{:#?}", own.accesses);
+
+    let outside = std::env::temp_dir().join(format!("testgen-read-{}.txt", std::process::id()));
+    std::fs::write(&outside, "not the program's").unwrap();
+    let read = run(
+        &mut executor,
+        vec![call_static(
+            "Hostile",
+            "readFile",
+            "(Ljava/lang/String;)I",
+            vec![string(outside.to_str().unwrap())],
+        )],
+    );
+    std::fs::remove_file(&outside).unwrap();
+    assert_eq!(read.status, PlanStatus::Completed, "{read:#?}");
+    if executor.info().access_monitoring {
+        assert!(
+            read.accesses.contains(&Access::File {
+                path: outside.to_string_lossy().into_owned(),
+                mode: FileMode::Read
+            }),
+            "{:#?}",
+            read.accesses
+        );
+    }
+    still_works(&mut executor);
+}
+
+#[test]
 fn network_access_is_reported() {
     let mut executor = executor();
     let outcome = run(

@@ -1,6 +1,13 @@
 package dev.testgen.executor;
 
 import java.io.File;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * Records the file, network and process accesses of the running plan. Fed
@@ -25,6 +32,12 @@ final class Access {
     /** Reads below these directories (the JDK, the executor's classes) are not the code's doing. */
     private static volatile String[] ignoredReadRoots = new String[0];
 
+    /**
+     * Reads of these files (the classpath's jars) are the program reading its
+     * own resources, which the user's test classpath holds as well.
+     */
+    private static volatile Set<String> ignoredReadFiles = Collections.emptySet();
+
     static void ignoreReadsUnder(String... roots) {
         String[] withSeparators = new String[roots.length];
         for (int i = 0; i < roots.length; i++) {
@@ -32,6 +45,38 @@ final class Access {
             withSeparators[i] = root.endsWith(File.separator) ? root : root + File.separator;
         }
         ignoredReadRoots = withSeparators;
+    }
+
+    /**
+     * The program's classpath: a read inside one of its directories or of one
+     * of its jars is a resource read (getResourceAsStream), not a file the
+     * test would depend on.
+     */
+    static void ignoreReadsOfClasspath(List<File> entries) {
+        Set<String> files = new HashSet<>();
+        List<String> roots = new ArrayList<>(Arrays.asList(ignoredReadRoots));
+        for (File entry : entries) {
+            for (String path : pathAndRealPath(entry)) {
+                if (entry.isDirectory()) {
+                    roots.add(path.endsWith(File.separator) ? path : path + File.separator);
+                } else {
+                    files.add(path);
+                }
+            }
+        }
+        ignoredReadRoots = roots.toArray(new String[0]);
+        ignoredReadFiles = files;
+    }
+
+    private static List<String> pathAndRealPath(File file) {
+        List<String> paths = new ArrayList<>();
+        paths.add(file.getAbsolutePath());
+        try {
+            paths.add(file.getCanonicalPath());
+        } catch (IOException e) {
+            // The path as given is all there is.
+        }
+        return paths;
     }
 
     static void beginQuiet() {
@@ -87,6 +132,9 @@ final class Access {
     }
 
     private static boolean isIgnoredRead(String absolute) {
+        if (ignoredReadFiles.contains(absolute)) {
+            return true;
+        }
         for (String root : ignoredReadRoots) {
             if (absolute.startsWith(root)) {
                 return true;

@@ -87,6 +87,15 @@ final class ClassSource {
         }
     }
 
+    /** The classpath's directories and jars, absolute. */
+    List<File> entryFiles() {
+        List<File> files = new ArrayList<>();
+        for (Entry entry : entries) {
+            files.add(entry.file);
+        }
+        return files;
+    }
+
     /** URLs of a resource in classpath order. */
     List<URL> resources(String name) {
         List<URL> urls = new ArrayList<>();

@@ -115,6 +115,7 @@ public final class Main {
         this.plans = new ThreadGroup("testgen-plans");
         String executorDir = preloadExecutorClasses();
         Access.ignoreReadsUnder(jdkAndExecutorDirs(executorDir));
+        Access.ignoreReadsOfClasspath(source.entryFiles());
         this.monitorNote = installMonitor();
 
         this.properties = copy(System.getProperties());
