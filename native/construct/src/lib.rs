@@ -15,7 +15,9 @@
 //!   the origin of every statement;
 //! - [`filled`]: values held by hole path ([`FilledHoles`]), captured from
 //!   any [`HoleValues`] (a solver's model) for the search to start from;
-//! - [`contexts`]: the call sequences that prepare a receiver.
+//! - [`contexts`]: the call sequences that prepare a receiver;
+//! - [`effects`]: which getters may change state, so that describing a
+//!   value never changes it.
 //!
 //! The symbolic engine encodes holes as solver variables; a search fills
 //! the same holes with values. Neither concern lives here.
@@ -25,6 +27,7 @@
 //! [`Bounds::max_holes`] holes; no I/O, no solver.
 
 pub mod contexts;
+pub mod effects;
 pub mod filled;
 pub mod generics;
 pub mod instantiate;

@@ -512,3 +512,31 @@ fn a_program_keeps_static_state_when_one_class_does() {
     let program = self::program(&with_statics);
     assert!(Recipes::new(&program).program_keeps_static_state());
 }
+
+#[test]
+fn getters_that_move_a_cursor_or_consume_input_may_change_state_and_others_do_not() {
+    let classes = classes();
+    let program = program(&classes);
+    let recipes = Recipes::new(&program);
+    let with_effects = recipes.getters_with_effects();
+    let tape: Vec<&str> = with_effects["fixtures.construct.Tape"]
+        .iter()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        tape,
+        [
+            "getCountAfterMarking",
+            "getFirstCharacter",
+            "getNextWord",
+            "getWordAfterNext",
+            "isLinked"
+        ]
+    );
+    let looks = |name: &str, descriptor: &str| {
+        !recipes.may_change_state(&MethodId::of("fixtures/construct/Tape", name, descriptor))
+    };
+    assert!(looks("getPosition", "()I"));
+    assert!(looks("getWords", "()Ljava/util/List;"));
+    assert!(looks("isAtStart", "()Z"));
+}

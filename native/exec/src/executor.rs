@@ -2,7 +2,7 @@
 //! restarts the JVM transparently when it dies, hangs, or ends itself after
 //! a plan that left it in doubt.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::env;
 use std::fs;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -21,6 +21,10 @@ use crate::install::install_executor_classes;
 use crate::outcome::{ExecutorInfo, PlanOutcome, PlanStatus, VerifyOutcome};
 use crate::plan::Plan;
 use crate::wire::{Header, Request, RunAnswer, VerifyAnswer, WireClass};
+
+/// Per class (binary name): the getters that may change the object, which
+/// the executor does not call when it describes a value.
+pub type GettersWithEffects = BTreeMap<String, BTreeSet<String>>;
 
 /// How long the JVM may take to start and answer its first ping.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
@@ -171,6 +175,9 @@ pub struct Executor {
     info: ExecutorInfo,
     /// Every class given to `define`, by name, in the order first given.
     defined: Vec<(String, Vec<u8>)>,
+    /// Per class (binary name): getters not to call when describing a
+    /// value ([`Executor::define_with_getters`]).
+    getters_with_effects: GettersWithEffects,
     jvm: Option<Jvm>,
     next_id: u64,
     /// Plans run on the JVM's current class loader; 0 forces a fresh one.
@@ -200,6 +207,7 @@ impl Executor {
                 line_separator_settable: false,
             },
             defined: Vec::new(),
+            getters_with_effects: BTreeMap::new(),
             jvm: None,
             next_id: 1,
             plans_on_loader: 0,
@@ -238,6 +246,20 @@ impl Executor {
     /// classpath for every later plan, including after restarts. A class
     /// defined again replaces its earlier bytes.
     pub fn define(&mut self, classes: &[(String, Vec<u8>)]) -> Result<(), ExecError> {
+        let getters = self.getters_with_effects.clone();
+        self.define_with_getters(classes, getters)
+    }
+
+    /// [`Executor::define`], and from now on describes values without
+    /// calling `getters_with_effects` (per class, by binary name: getters
+    /// that may change the object, which a later statement would then see
+    /// changed). Replaces the getters given before.
+    pub fn define_with_getters(
+        &mut self,
+        classes: &[(String, Vec<u8>)],
+        getters_with_effects: GettersWithEffects,
+    ) -> Result<(), ExecError> {
+        self.getters_with_effects = getters_with_effects;
         for (name, bytes) in classes {
             match self.defined.iter_mut().find(|(known, _)| known == name) {
                 Some(entry) => entry.1 = bytes.clone(),
@@ -249,11 +271,15 @@ impl Executor {
             // The next start sends everything.
             return self.ensure_running();
         }
+        let getters = std::mem::take(&mut self.getters_with_effects);
         let request = Request::Define {
             id: self.take_id(),
             classes: WireClass::list(classes),
+            getters_with_effects: &getters,
         };
-        match self.exchange::<serde_json::Value>("define", &request, REQUEST_TIMEOUT) {
+        let sent = self.exchange::<serde_json::Value>("define", &request, REQUEST_TIMEOUT);
+        self.getters_with_effects = getters;
+        match sent {
             Ok(_) => Ok(()),
             Err(Failure::Jvm(_)) => {
                 // Defining only stores bytes; a restart re-sends them all.
@@ -423,14 +449,17 @@ impl Executor {
         self.info = info;
         self.starts += 1;
         self.plans_on_loader = 0;
-        if !self.defined.is_empty() {
+        if !self.defined.is_empty() || !self.getters_with_effects.is_empty() {
             let defined = std::mem::take(&mut self.defined);
+            let getters = std::mem::take(&mut self.getters_with_effects);
             let request = Request::Define {
                 id: self.take_id(),
                 classes: WireClass::list(&defined),
+                getters_with_effects: &getters,
             };
             let sent = self.exchange::<serde_json::Value>("define", &request, REQUEST_TIMEOUT);
             self.defined = defined;
+            self.getters_with_effects = getters;
             match sent {
                 Ok(_) => {}
                 Err(Failure::Jvm(failure)) => {

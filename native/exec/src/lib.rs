@@ -35,7 +35,9 @@ mod trace;
 mod wire;
 
 pub use conditions::{Assertions, Environment};
-pub use executor::{ExecError, Executor, ExecutorConfig, Isolation, LoaderChoice, RunSettings};
+pub use executor::{
+    ExecError, Executor, ExecutorConfig, GettersWithEffects, Isolation, LoaderChoice, RunSettings,
+};
 pub use install::install_executor_classes;
 pub use jstring::JavaString;
 pub use outcome::{

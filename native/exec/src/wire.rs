@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::base64;
 use crate::conditions::Environment;
+use crate::executor::GettersWithEffects;
 use crate::outcome::{Access, Captured, PlanOutcome, PlanStatus, StatementOutcome, VerifyOutcome};
 use crate::plan::Plan;
 use crate::trace::{self, ThreadTrace};
@@ -18,6 +19,9 @@ pub(crate) enum Request<'a> {
     Define {
         id: u64,
         classes: Vec<WireClass<'a>>,
+        /// Per class (binary name): getters the executor must not call
+        /// when it describes a value; replaces what was sent before.
+        getters_with_effects: &'a GettersWithEffects,
     },
     Run {
         id: u64,

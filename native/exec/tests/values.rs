@@ -829,3 +829,53 @@ fn a_lambda_returns_its_result_and_runs_its_interfaces_default_methods() {
         "{outcome:#?}"
     );
 }
+
+#[test]
+fn getters_with_effects_are_not_called_to_describe_a_value() {
+    let plan = || {
+        vec![
+            Statement::New {
+                class: class("Cursor"),
+                descriptor: "()V".into(),
+                args: vec![],
+            },
+            Statement::Call {
+                receiver: reference(0),
+                class: class("Cursor"),
+                name: "getPosition".into(),
+                descriptor: "()I".into(),
+                args: vec![],
+            },
+        ]
+    };
+    // Described with every getter, the new cursor has already moved.
+    let mut executor = executor();
+    let moved = run(&mut executor, plan());
+    assert_eq!(value_of(&moved, 1), &RenderedValue::Int { value: 1 });
+
+    let avoided = std::collections::BTreeMap::from([(
+        class("Cursor"),
+        std::collections::BTreeSet::from(["getNext".to_string()]),
+    )]);
+    executor.define_with_getters(&[], avoided).unwrap();
+    let outcome = run(&mut executor, plan());
+    assert_eq!(value_of(&outcome, 1), &RenderedValue::Int { value: 0 });
+    let described = properties(value_of(&outcome, 0));
+    assert_eq!(
+        property_value(described, "getPosition"),
+        &RenderedValue::Int { value: 0 }
+    );
+    assert!(
+        described.iter().all(|p| p.name != "getNext"),
+        "{described:#?}"
+    );
+
+    // A restart (after a plan that exhausts the heap) keeps them avoided.
+    let hog = run(
+        &mut executor,
+        vec![call_static("Hostile", "hog", "()I", vec![])],
+    );
+    assert!(hog.restarted, "{hog:#?}");
+    let outcome = run(&mut executor, plan());
+    assert_eq!(value_of(&outcome, 1), &RenderedValue::Int { value: 0 });
+}

@@ -43,7 +43,7 @@ use std::time::Instant;
 
 use testgen_construct::Recipes;
 use testgen_emit::{validate_and_prune, TestClass, ValidateError, Validator};
-use testgen_exec::{ExecError, Executor, ExecutorConfig};
+use testgen_exec::{ExecError, Executor, ExecutorConfig, GettersWithEffects};
 use testgen_symbolic::explore::ExploreOptions;
 
 use cache::{Cache, Lookup};
@@ -403,6 +403,8 @@ fn run_workers(
 ) -> Result<u64, GenerateError> {
     let classpath: Vec<PathBuf> = [options.inputs.clone(), options.classpath.clone()].concat();
     let defined = loaded.instrumented();
+    // Describing a value must not change it: getters that may are not called.
+    let getters_with_effects = recipes.getters_with_effects();
     let workers = options.jobs.clamp(1, work.len());
     // Fails early, with one clear message, when JUnit's jars are missing;
     // the workers' validators are clones (one probe of the JVM's defaults).
@@ -427,8 +429,13 @@ fn run_workers(
     let fatal: Mutex<Option<GenerateError>> = Mutex::new(None);
     std::thread::scope(|scope| {
         for worker in 0..workers {
-            let (queue, fatal, classpath, defined, executor_peak) =
-                (&queue, &fatal, &classpath, &defined, &executor_peak);
+            let (queue, fatal, classpath, defined, executor_peak) = (
+                &queue,
+                &fatal,
+                &classpath,
+                (&defined, &getters_with_effects),
+                &executor_peak,
+            );
             let messages = messages.clone();
             let validator = validator
                 .clone()
@@ -468,7 +475,11 @@ fn run_workers(
                         };
                         let executor = match &mut executor {
                             Some(executor) => executor,
-                            None => executor.insert(start_executor(options, classpath, defined)?),
+                            None => executor.insert(start_executor(
+                                options,
+                                classpath,
+                                (defined.0.as_slice(), defined.1),
+                            )?),
                         };
                         // No class may run past the run's total budget.
                         let remaining = options
@@ -575,7 +586,7 @@ enum WorkerMessage {
 fn start_executor(
     options: &GenerateOptions,
     classpath: &[PathBuf],
-    defined: &[(String, Vec<u8>)],
+    (defined, getters_with_effects): (&[(String, Vec<u8>)], &GettersWithEffects),
 ) -> Result<Executor, GenerateError> {
     let mut config = ExecutorConfig::new(
         &options.java,
@@ -594,7 +605,7 @@ fn start_executor(
     std::fs::create_dir_all(&config.scratch_dir)
         .map_err(FileError::io(FileAction::Create, &config.scratch_dir))?;
     let mut executor = Executor::start(config)?;
-    executor.define(defined)?;
+    executor.define_with_getters(defined, getters_with_effects.clone())?;
     Ok(executor)
 }
 

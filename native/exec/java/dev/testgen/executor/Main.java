@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.Base64;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -281,8 +282,24 @@ public final class Main {
         Map<String, byte[]> next = new HashMap<>(defined);
         next.putAll(classes(request.get("classes")));
         defined = Collections.unmodifiableMap(next);
+        Object getters = request.get("getters_with_effects");
+        if (getters instanceof Map) {
+            Render.avoidGetters(namesByClass((Map<?, ?>) getters));
+        }
         definedChanged = true;
         send(new Json.Writer().beginObject().field("id", id).field("defined", next.size()).endObject().out.toString());
+    }
+
+    private static Map<String, Set<String>> namesByClass(Map<?, ?> json) {
+        Map<String, Set<String>> names = new HashMap<>();
+        for (Map.Entry<?, ?> entry : json.entrySet()) {
+            Set<String> methods = new HashSet<>();
+            for (Object method : (List<?>) entry.getValue()) {
+                methods.add((String) method);
+            }
+            names.put((String) entry.getKey(), methods);
+        }
+        return names;
     }
 
     private static Map<String, byte[]> classes(Object json) {

@@ -6,6 +6,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -205,6 +206,22 @@ final class Render {
         return t;
     }
 
+    /**
+     * Per class (binary name): getters declared there that may change the
+     * object (the Rust side's analysis), never called to describe a value:
+     * a later statement would see the object changed.
+     */
+    private static volatile Map<String, Set<String>> gettersWithEffects = Collections.emptyMap();
+
+    static void avoidGetters(Map<String, Set<String>> byClass) {
+        gettersWithEffects = byClass;
+    }
+
+    private static boolean mayChangeState(Method m) {
+        Set<String> names = gettersWithEffects.get(m.getDeclaringClass().getName());
+        return names != null && names.contains(m.getName());
+    }
+
     /** Public, non-static, no-argument getX()/isX() methods (and size() of collections), by name. */
     private Method[] getters(Class<?> cls) {
         Method[] cached = getters.get(cls);
@@ -213,7 +230,7 @@ final class Render {
         }
         Map<String, Method> byName = new HashMap<>();
         for (Method m : cls.getMethods()) {
-            if (isGetter(m, cls) && !byName.containsKey(m.getName())) {
+            if (isGetter(m, cls) && !mayChangeState(m) && !byName.containsKey(m.getName())) {
                 Method usable = accessible(m, cls);
                 if (usable != null) {
                     byName.put(m.getName(), usable);
