@@ -430,23 +430,8 @@ fn mutated_number(current: &Value, base: BaseType, constants: &Constants, rng: &
 /// A string one edit from `current` (a character inserted, removed,
 /// replaced or moved a few code units up or down, which a call distance
 /// rewards step by step), a constant of the class, one spliced in, or empty.
-/// An inserted character is as often one the code compares characters
-/// against (a delimiter, a quote, a line break: an integer constant that is
-/// a readable character) as any printable one: a scanner's branches turn on
-/// exactly those.
 fn mutated_string(mut current: Vec<u16>, constants: &Constants, rng: &mut Rng) -> Vec<u16> {
-    let printable = |rng: &mut Rng| {
-        let compared: Vec<u16> = constants
-            .integers
-            .iter()
-            .filter_map(|&value| u16::try_from(value).ok())
-            .filter(|&unit| is_readable_character(unit))
-            .collect();
-        match rng.pick(&compared) {
-            Some(&unit) if rng.chance(0.5) => unit,
-            _ => rng.between(0x20, 0x7e) as u16,
-        }
-    };
+    let printable = |rng: &mut Rng| rng.between(0x20, 0x7e) as u16;
     match rng.below(8) {
         6 if !current.is_empty() => {
             let at = rng.below(current.len());
@@ -496,12 +481,6 @@ fn mutated_string(mut current: Vec<u16>, constants: &Constants, rng: &mut Rng) -
         }
     }
     current
-}
-
-/// A character a person would type in a string literal: printable ASCII,
-/// a tab or a line break.
-fn is_readable_character(unit: u16) -> bool {
-    matches!(unit, 0x09 | 0x0a | 0x0d | 0x20..=0x7e)
 }
 
 #[cfg(test)]
