@@ -49,10 +49,10 @@ pub enum Recipe {
         field: String,
         class: ClassName,
     },
-    /// A public instance method of another class that returns the type,
-    /// called on an object its own class's recipes build
-    /// (`new DefaultParser().parse(options, args)` for a `CommandLine`,
-    /// `builder.build()`, `list.iterator()`).
+    /// A public instance method that returns the type, called on an object
+    /// its own class's recipes build (`new DefaultParser().parse(options,
+    /// args)` for a `CommandLine`, `builder.build()`, `list.iterator()`),
+    /// of the type's own class last (`CSVFormat.DEFAULT.withHeader(..)`).
     Produced { method: MethodId },
     /// A lambda for the functional interface `interface`, whose one
     /// abstract method `method` returns what a hole holds (`x -> true`).
@@ -398,8 +398,9 @@ impl<'p, 'a> Recipes<'p, 'a> {
             });
         }
         // Last, what other objects' methods return: the way in to a type
-        // whose objects only another class makes. Not for `Object`, which
-        // half the program's methods return.
+        // whose objects only another class makes; then what its own
+        // objects' methods derive (a format with a header). Not for
+        // `Object`, which half the program's methods return.
         if internal != "java/lang/Object" {
             for method in self.producers.get(class).into_iter().flatten() {
                 recipes.push(Recipe::Produced {
@@ -600,11 +601,14 @@ type ByReturnedClass = BTreeMap<ClassName, Vec<MethodId>>;
 
 /// Every public method of a public class that returns an object, by the
 /// class it returns: static ones (factories, an enum's own `valueOf` aside)
-/// and instance ones of a class other than the returned one (producers;
-/// not constructors, not bridges). One pass over the program.
+/// and instance ones (producers; not constructors, not bridges), those of
+/// a class other than the returned one first, then the class's own
+/// (`format.withHeader(..)`, `builder.setName(..)`: a value derived from
+/// another of its class). One pass over the program.
 fn index_methods(program: &Program<'_>) -> (ByReturnedClass, ByReturnedClass) {
     let mut factories = ByReturnedClass::new();
     let mut producers = ByReturnedClass::new();
+    let mut derivers = ByReturnedClass::new();
     for (name, file) in program.classes() {
         if !file.access_flags.is_public() || !nameable(program, name) {
             continue;
@@ -635,7 +639,7 @@ fn index_methods(program: &Program<'_>) -> (ByReturnedClass, ByReturnedClass) {
             } else if returned != *name {
                 &mut producers
             } else {
-                continue;
+                &mut derivers
             };
             index.entry(returned).or_default().push(MethodId::new(
                 name.clone(),
@@ -643,6 +647,9 @@ fn index_methods(program: &Program<'_>) -> (ByReturnedClass, ByReturnedClass) {
                 descriptor.into_owned(),
             ));
         }
+    }
+    for (class, own) in derivers {
+        producers.entry(class).or_default().extend(own);
     }
     (factories, producers)
 }

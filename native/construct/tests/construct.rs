@@ -356,6 +356,36 @@ fn the_bound_on_choices_keeps_the_literals_of_a_loosely_typed_parameter() {
 }
 
 #[test]
+fn a_value_derived_from_another_of_its_class_comes_after_the_direct_ways() {
+    let classes = classes();
+    let program = program(&classes);
+    let recipes = Recipes::new(&program);
+    let unit = ClassName::internal("fixtures/construct/Unit");
+    let ways = recipes.of(&unit);
+    assert!(
+        matches!(&ways[..], [
+            Recipe::Constant { field, .. },
+            Recipe::Factory { method: of },
+            Recipe::Produced { method: times },
+        ] if field == "METRE" && of.name == "of" && times.name == "times"),
+        "{ways:?}"
+    );
+    // `Unit.METRE.times(3)`: the receiver is a hole of its own, whose
+    // choices are the direct ways again, within the template's bounds.
+    let equals = MethodId::of(unit.as_internal(), "equals", "(Ljava/lang/Object;)Z");
+    let template = Template::new(&recipes, equals, false, &[], Bounds::default()).unwrap();
+    let HoleKind::Reference { choices, .. } = &template.args[0].kind else {
+        panic!("an Object parameter is a reference hole")
+    };
+    assert!(
+        choices.iter().any(
+            |choice| matches!(choice, Choice::Produced { method, .. } if method.name == "times")
+        ),
+        "{choices:?}"
+    );
+}
+
+#[test]
 fn an_object_parameter_takes_its_own_classs_objects_first() {
     let classes = classes();
     let program = program(&classes);
