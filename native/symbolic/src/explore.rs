@@ -351,7 +351,9 @@ fn explore_in_fresh_context(
         if found.runs >= options.max_runs {
             break;
         }
-        if started.elapsed() >= options.budget {
+        // A method's first inputs always run: its budget is for the paths
+        // after them.
+        if found.runs > 0 && started.elapsed() >= options.budget {
             // Paths were left open for want of time.
             found.blockers.insert(Blocker::Budget);
             break;
