@@ -116,8 +116,9 @@ pub enum Choice {
         method: MethodId,
         args: Vec<Hole>,
     },
-    /// An instance method of another class called on an object built in
-    /// the hole `receiver` (never null).
+    /// An instance method called on an object built in the hole
+    /// `receiver` (never null); when it returns its own class, that hole
+    /// takes the class's direct ways only.
     Produced {
         method: MethodId,
         receiver: Box<Hole>,
@@ -414,6 +415,10 @@ struct Node {
     depth: u32,
     nullable: bool,
     objects_only: bool,
+    /// The receiver of a value derived from another of its class
+    /// (`format.withHeader(..)`'s `format`): built the direct ways only, so
+    /// that derivations do not nest and swell the template.
+    direct_only: bool,
     prepared_by_contexts: bool,
     own_class: Option<ClassName>,
     choices: Vec<NodeChoice>,
@@ -510,6 +515,7 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
             depth,
             nullable,
             objects_only: false,
+            direct_only: false,
             prepared_by_contexts: false,
             own_class: None,
             choices: Vec::new(),
@@ -580,6 +586,11 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
                 } else {
                     self.recipes.of(&class)
                 };
+                if self.nodes[index].direct_only {
+                    recipes.retain(|recipe| {
+                        !matches!(recipe, Recipe::Produced { method } if method.class == class)
+                    });
+                }
                 if let Some(own) = own_class.filter(|_| class.as_internal() == "java/lang/Object") {
                     let mut own_objects = self.recipes.objects(&own);
                     recipes.retain(|recipe| !own_objects.contains(recipe));
@@ -808,6 +819,8 @@ impl<'b, 'r, 'a> Builder<'b, 'r, 'a> {
             false,
         );
         self.nodes[receiver].objects_only = true;
+        self.nodes[receiver].direct_only =
+            returned_class(&method.descriptor) == method.class.as_internal();
         let args = self.arguments(prefix, &method.descriptor, depth)?;
         Some((receiver, args))
     }

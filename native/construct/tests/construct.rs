@@ -377,10 +377,21 @@ fn a_value_derived_from_another_of_its_class_comes_after_the_direct_ways() {
     let HoleKind::Reference { choices, .. } = &template.args[0].kind else {
         panic!("an Object parameter is a reference hole")
     };
+    let Some(Choice::Produced { receiver, .. }) = choices
+        .iter()
+        .find(|choice| matches!(choice, Choice::Produced { method, .. } if method.name == "times"))
+    else {
+        panic!("no derived unit among {choices:?}")
+    };
+    // Derivations do not nest: the receiver is built the direct ways only.
+    let HoleKind::Reference { choices, .. } = &receiver.kind else {
+        panic!("a receiver is a reference hole")
+    };
+    assert!(!choices.is_empty());
     assert!(
-        choices.iter().any(
-            |choice| matches!(choice, Choice::Produced { method, .. } if method.name == "times")
-        ),
+        choices
+            .iter()
+            .all(|choice| !matches!(choice, Choice::Produced { .. })),
         "{choices:?}"
     );
 }
