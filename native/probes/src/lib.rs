@@ -13,6 +13,7 @@
 //! - Deterministic: the same bytes and ids give the same output.
 //! - The recorder contract is `native/exec/PROBE_API.md`.
 
+pub mod edit;
 mod plan;
 mod pool;
 pub mod probe;

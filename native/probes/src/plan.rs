@@ -24,12 +24,15 @@ pub(crate) enum Snippet {
     LdcW(u16),
     /// `invokestatic` of a recorder method.
     InvokeStatic(u16),
+    /// An instruction of one byte that neither jumps nor reads a constant
+    /// (`pop`, `iconst_0`, `aconst_null`): what a mutant's edit inserts.
+    Opcode(u8),
 }
 
 impl Snippet {
     pub(crate) fn len(self) -> u32 {
         match self {
-            Snippet::Dup | Snippet::Dup2 | Snippet::AconstNull => 1,
+            Snippet::Dup | Snippet::Dup2 | Snippet::AconstNull | Snippet::Opcode(_) => 1,
             Snippet::Sipush(_) | Snippet::LdcW(_) | Snippet::InvokeStatic(_) => 3,
         }
     }
@@ -39,6 +42,7 @@ impl Snippet {
             Snippet::Dup => code.push(opcode::DUP),
             Snippet::Dup2 => code.push(opcode::DUP2),
             Snippet::AconstNull => code.push(opcode::ACONST_NULL),
+            Snippet::Opcode(opcode) => code.push(opcode),
             Snippet::Sipush(value) => {
                 code.push(opcode::SIPUSH);
                 code.extend(value.to_be_bytes());

@@ -14,6 +14,7 @@ enum NewConstant {
     NameAndType { name: u16, descriptor: u16 },
     MethodRef { class: u16, name_and_type: u16 },
     Integer(i32),
+    String { utf8: u16 },
 }
 
 /// The appended constants, in the order they were first asked for, so the
@@ -26,6 +27,7 @@ pub(crate) struct PoolExtension {
     probe_class: Option<u16>,
     methods: BTreeMap<ProbeMethod, u16>,
     integers: BTreeMap<i32, u16>,
+    empty_string: Option<u16>,
 }
 
 /// The constant pool would exceed 65535 slots.
@@ -40,6 +42,7 @@ impl PoolExtension {
             probe_class: None,
             methods: BTreeMap::new(),
             integers: BTreeMap::new(),
+            empty_string: None,
         }
     }
 
@@ -93,6 +96,17 @@ impl PoolExtension {
         Ok(index)
     }
 
+    /// A `String` constant of `""`, for a mutant that returns it.
+    pub(crate) fn empty_string(&mut self) -> Result<u16, PoolFull> {
+        if let Some(index) = self.empty_string {
+            return Ok(index);
+        }
+        let utf8 = self.push(NewConstant::Utf8(""))?;
+        let index = self.push(NewConstant::String { utf8 })?;
+        self.empty_string = Some(index);
+        Ok(index)
+    }
+
     /// Writes the appended entries (the original ones come first).
     pub(crate) fn write_entries(&self, out: &mut ByteWriter) {
         for entry in &self.entries {
@@ -123,6 +137,10 @@ impl PoolExtension {
                 NewConstant::Integer(value) => {
                     out.u8(3);
                     out.i32(value);
+                }
+                NewConstant::String { utf8 } => {
+                    out.u8(8);
+                    out.u16(utf8);
                 }
             }
         }
