@@ -5,7 +5,9 @@
 //! worth, which coverage does not.
 //!
 //! [`mutations`] lists every mutation of a class's methods, in method and
-//! offset order; [`apply`] makes one. The standard operators (those of PIT
+//! offset order; [`apply`] makes one. Besides PIT's default operators, a
+//! removed field write stands for the missing reset or update, a fault
+//! the others cannot seed. The standard operators (those of PIT
 //! and of the mutation-testing literature) are [`Operator`]s; which
 //! instruction each one changes and into what is in `operators.rs`.
 //!
@@ -42,6 +44,8 @@ pub enum Operator {
     ReturnValue,
     /// A call of a method that returns nothing removed.
     VoidCall,
+    /// A write of a field removed: a reset or an update that never happens.
+    FieldWrite,
 }
 
 impl Operator {
@@ -55,6 +59,7 @@ impl Operator {
             Operator::Increment => "increment",
             Operator::ReturnValue => "return_value",
             Operator::VoidCall => "void_call",
+            Operator::FieldWrite => "field_write",
         }
     }
 }

@@ -120,6 +120,24 @@ pub fn mutations_of_method(
                         }
                     }
                 }
+                (op::PUTFIELD | op::PUTSTATIC, Operands::Constant(index)) => {
+                    let field = class.constant_pool.member_ref(index)?;
+                    let Ok(field_type) = FieldType::parse(&field.descriptor) else {
+                        continue;
+                    };
+                    let mut pops = vec![Inserted::Opcode(pop_for(field_type.slots()))];
+                    if code_op == op::PUTFIELD {
+                        pops.push(Inserted::Opcode(op::POP));
+                    }
+                    add(
+                        Operator::FieldWrite,
+                        Change::Edit {
+                            before: Vec::new(),
+                            replacement: Some(pops),
+                        },
+                        format!("removed write of {}", field.name),
+                    );
+                }
                 (
                     op::INVOKEVIRTUAL | op::INVOKESPECIAL | op::INVOKESTATIC,
                     Operands::Constant(index),

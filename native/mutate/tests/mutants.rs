@@ -95,6 +95,7 @@ fn every_operator_finds_its_instructions_and_every_mutant_verifies() {
         Operator::Increment,
         Operator::ReturnValue,
         Operator::VoidCall,
+        Operator::FieldWrite,
     ] {
         assert!(
             by_operator.contains_key(&operator),
