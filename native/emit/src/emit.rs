@@ -538,7 +538,8 @@ impl<'a> Writer<'a> {
             self.case.first.statements[shape.act],
             StatementOutcome::Void
         );
-        let state = oracle.observations(&observed, void_act, &mut assertions);
+        let state =
+            oracle.observations(&observed, void_act, &self.case.also_assert, &mut assertions);
         if !assertions.is_empty() {
             lines.push(String::new());
             for assertion in &assertions {

@@ -8,6 +8,7 @@
 //! class's other tests). Only what every run agrees on is asserted; a
 //! difference is charged to the [`Cause`] of the run that showed it.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -73,6 +74,11 @@ pub struct TestCase {
     /// inferred for it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub erased_types: bool,
+    /// Properties (getter names) of the objects observed after the act to
+    /// assert even where the act left them as they were made: each catches
+    /// a fault the test's other assertions miss (`--mutation select`).
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub also_assert: BTreeSet<String>,
 }
 
 impl TestCase {

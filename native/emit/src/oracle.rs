@@ -277,11 +277,13 @@ impl<'v> Oracle<'v> {
     /// The state after the act of each observed object (`(local, its value
     /// when made, its value after the act)`): the properties that changed
     /// since the object was made, or all of them after a void act that
-    /// changed none. Returns the first change, for the test's name.
+    /// changed none, and those in `also` whatever they are. Returns the
+    /// first change, for the test's name.
     pub fn observations(
         &mut self,
         observed: &[(String, JType, Option<&RenderedValue>, Seen<'_>)],
         void_act: bool,
+        also: &BTreeSet<String>,
         out: &mut Vec<Assertion>,
     ) -> Option<(String, String)> {
         let mut first_change = None;
@@ -309,7 +311,8 @@ impl<'v> Oracle<'v> {
                 .iter()
                 .any(|(name, seen)| changed(name, seen.first));
             for (name, seen) in properties {
-                if !changed(name, seen.first) && (any_changed || !void_act) {
+                if !changed(name, seen.first) && (any_changed || !void_act) && !also.contains(name)
+                {
                     continue;
                 }
                 if let Err(cause) = seen.agreement() {

@@ -76,6 +76,7 @@ pub fn case(executor: &mut Executor, statements: Vec<Statement>, parameters: &[&
         reruns: Vec::new(),
         parameter_names: parameters.iter().map(|p| p.to_string()).collect(),
         erased_types: false,
+        also_assert: Default::default(),
     }
 }
 
