@@ -118,6 +118,11 @@ fn assert_summary_matches(html: &str, report: &Value) {
         ),
         ("mode", summary["mode"].as_str().unwrap().to_string()),
         ("seed", summary["seed"].to_string()),
+        ("mutants-killed", summary["mutation"]["killed"].to_string()),
+        (
+            "mutants-analysed",
+            summary["mutation"]["analysed"].to_string(),
+        ),
     ];
     for (id, value) in figures {
         let shown = format!("id=\"summary-{id}\">{value}<");
@@ -430,6 +435,20 @@ fn html_report_shows_the_json_and_renders_in_chromium() {
         classes_in_json.len(),
         "class rows in the DOM"
     );
+    // A row per mutant the tests miss, as the JSON lists them.
+    let survivors: usize = classes_in_json
+        .iter()
+        .map(|class| class["mutation"]["survivors"].as_array().unwrap().len())
+        .sum();
+    assert!(
+        report["summary"]["mutation"]["analysed"].as_u64().unwrap() > 0,
+        "no mutant analysed"
+    );
+    assert_eq!(
+        dom.matches("class=\"survivor\"").count(),
+        survivors,
+        "survivor rows in the DOM"
+    );
     for class in classes_in_json {
         let row = format!(
             "data-class=\"{}\"",
@@ -447,5 +466,10 @@ fn html_report_shows_the_json_and_renders_in_chromium() {
         assert_eq!(number(&class["finished_seconds"]), 0.0);
     }
     assert_summary_matches(&again.html, &again.report);
+    // The mutation scores come from the cache with the tests.
+    assert_eq!(
+        again.report["summary"]["mutation"]["killed"],
+        report["summary"]["mutation"]["killed"]
+    );
     assert!(again.html.contains("No class was generated in this run"));
 }

@@ -9,7 +9,9 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod progress;
-use testgen_driver::generate::{self, GenerateOptions, Glob, IgnoredOption, JUnit, Mode, TestJvm};
+use testgen_driver::generate::{
+    self, GenerateOptions, Glob, IgnoredOption, JUnit, Mode, MutationMode, TestJvm,
+};
 use testgen_driver::jdk;
 use testgen_driver::scan::{self, Depth, Event, ScanOptions};
 use testgen_driver::verify::{self, VerifyOptions};
@@ -131,6 +133,13 @@ struct GenerateArgs {
     /// new twice in a row).
     #[arg(long, value_enum, default_value_t = ModeArg::Incremental)]
     mode: ModeArg,
+    /// report: run the written tests against mutants of each class (a
+    /// negated condition, a replaced operator or return value, a removed
+    /// call) and report the share they catch and the mutants that survive;
+    /// select: also add tests that catch mutants the others miss; off: no
+    /// mutation analysis.
+    #[arg(long, value_enum, default_value_t = MutationArg::Select)]
+    mutation: MutationArg,
     /// The whole run's time, in seconds: classes not started by then keep
     /// their earlier tests (meant for --mode nightly).
     #[arg(long, value_name = "SECONDS", value_parser = parse_budget)]
@@ -174,6 +183,13 @@ struct GenerateArgs {
 enum Switch {
     On,
     Off,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum MutationArg {
+    Off,
+    Report,
+    Select,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -396,6 +412,11 @@ fn run_generate(args: GenerateArgs) -> ExitCode {
         jobs: args.jobs as usize,
         total_budget: args.total_budget.map(Duration::from_secs_f64),
         test_jvm,
+        mutation: match args.mutation {
+            MutationArg::Off => MutationMode::Off,
+            MutationArg::Report => MutationMode::Report,
+            MutationArg::Select => MutationMode::Select,
+        },
     };
     let mut progress = progress::Progress::new();
     let result = generate::generate(&options, |event| match event {

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use testgen_emit::{TestClass, TEST_CLASS_FORMAT};
 use testgen_symbolic::explore::{Exploration, EXPLORATION_FORMAT};
 
-use super::class::Uncovered;
+use super::class::{MutationScore, Uncovered};
 use super::error::{FileAction, FileError};
 use super::portability::{Portability, StaticState};
 
@@ -186,6 +186,9 @@ pub struct CachedResult {
     pub portability: Portability,
     #[serde(default)]
     pub static_state: StaticState,
+    /// What the tests caught of the class's mutants, when analysed.
+    #[serde(default)]
+    pub mutation: Option<MutationScore>,
 }
 
 impl Entry {
@@ -367,6 +370,7 @@ mod tests {
                 kept: None,
                 portability: Portability::default(),
                 static_state: StaticState::default(),
+                mutation: None,
             },
             fruitless_deepenings: 0,
         }

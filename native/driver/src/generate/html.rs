@@ -74,6 +74,28 @@ struct SummaryView {
     seed: u64,
     total_budget_seconds: Option<f64>,
     wall_seconds: f64,
+    mutation: MutationView,
+}
+
+/// A class's mutation score, or the run's (whose `survivors` are empty).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct MutationView {
+    mutants: usize,
+    unreached: usize,
+    analysed: usize,
+    killed: usize,
+    not_analysed: usize,
+    survivors: Vec<SurvivorView>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct SurvivorView {
+    method: String,
+    line: u32,
+    operator: String,
+    change: String,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -90,6 +112,7 @@ struct ClassView {
     reason: Option<ReasonField>,
     seconds: f64,
     finished_seconds: f64,
+    mutation: Option<MutationView>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -346,6 +369,7 @@ impl Page {
         self.timeline(report);
         self.classes(report, &colours);
         self.uncovered(report, &colours, sources);
+        self.survivors(report, sources);
         self.problems(&report.problems);
     }
 
@@ -394,6 +418,26 @@ impl Page {
             "claims of infeasibility a run of the class refuted (reported as reached; must be 0)"
                 .to_string(),
         );
+        let m = &s.mutation;
+        if m.analysed > 0 {
+            row(
+                "Mutants caught",
+                "mutants-killed",
+                m.killed.to_string(),
+                format!(
+                    "of <span id=\"summary-mutants-analysed\">{}</span> ({}) that a test calls the method of; \
+                     {} more in methods no test calls{}",
+                    m.analysed,
+                    percent(m.killed, m.analysed),
+                    m.unreached,
+                    if m.not_analysed > 0 {
+                        format!(", {} not run for lack of time", m.not_analysed)
+                    } else {
+                        String::new()
+                    }
+                ),
+            );
+        }
         row(
             "Time",
             "wall-seconds",
@@ -552,9 +596,11 @@ impl Page {
                 Escaped(&label)
             );
         }
-        out.push_str("</p>\n<table class=\"classes\">\n<tr><th>Class (generated file)</th><th>Status</th>\
-             <th>Tests</th><th>Covered</th><th>Branch outcomes</th><th>Infeasible</th><th>Seconds</th>\
-             <th>Finished at</th><th>Note</th></tr>\n");
+        out.push_str(
+            "</p>\n<table class=\"classes\">\n<tr><th>Class (generated file)</th><th>Status</th>\
+             <th>Tests</th><th>Covered</th><th>Branch outcomes</th><th>Infeasible</th>\
+             <th>Mutants caught</th><th>Seconds</th><th>Finished at</th><th>Note</th></tr>\n",
+        );
         for class in &report.classes {
             let name = Escaped(&class.class);
             let linked = if class.uncovered.is_empty() {
@@ -571,7 +617,8 @@ impl Page {
                 out,
                 "<tr class=\"class-row\" data-class=\"{name}\"><td>{linked}{}</td><td class=\"status-{status}\">{status}</td>\
                  <td class=\"n\">{}</td><td class=\"n\">{}/{}<br>{}</td><td>{}</td><td class=\"n\">{}</td>\
-                 <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"note\">{note}</td></tr>",
+                 <td class=\"n mutants\">{mutants}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
+                 <td class=\"note\">{note}</td></tr>",
                 class
                     .file
                     .as_deref()
@@ -590,9 +637,72 @@ impl Page {
                     "–".to_string()
                 },
                 status = Escaped(&class.status),
+                mutants = mutants_cell(class),
             );
         }
         out.push_str("</table>\n");
+    }
+
+    /// Per class, the mutants no test caught: what the tests would miss.
+    fn survivors(&mut self, report: &ReportView, sources: &SourceLookup) {
+        let with_survivors: Vec<(&ClassView, &MutationView)> = report
+            .classes
+            .iter()
+            .filter_map(|class| Some((class, class.mutation.as_ref()?)))
+            .filter(|(_, mutation)| !mutation.survivors.is_empty())
+            .collect();
+        if report.classes.iter().all(|class| class.mutation.is_none()) {
+            return;
+        }
+        let out = &mut self.out;
+        out.push_str(
+            "<h2>Mutants the tests miss</h2>\n<p class=\"muted\">Each is the class with one small \
+             fault (a negated condition, a shifted boundary, a replaced operator, constant or return \
+             value, a removed call or field write) that the written tests run but do not notice.</p>\n",
+        );
+        if with_survivors.is_empty() {
+            out.push_str("<p>None: the tests catch every mutant they run.</p>\n");
+            return;
+        }
+        for (class, mutation) in with_survivors {
+            let lines = if sources.is_empty() {
+                None
+            } else {
+                sources.lines(&class.class)
+            };
+            let _ = writeln!(
+                out,
+                "<h3 id=\"survivors-{name}\"><code>{name}</code></h3>\n<table class=\"survivors\">\n\
+                 <tr><th>Method</th><th>Line</th><th>Operator</th><th>Change</th>{}</tr>",
+                if lines.is_some() { "<th>Source</th>" } else { "" },
+                name = Escaped(&class.class),
+            );
+            for survivor in &mutation.survivors {
+                let source = match &lines {
+                    None => String::new(),
+                    Some(lines) => {
+                        let text = (survivor.line > 0)
+                            .then(|| lines.get(survivor.line as usize - 1))
+                            .flatten()
+                            .map(|text| format!("<code>{}</code>", Escaped(text.trim())))
+                            .unwrap_or_else(|| {
+                                "<span class=\"muted\">not found</span>".to_string()
+                            });
+                        // Not `class="source"`: that cell is an open outcome's.
+                        format!("<td class=\"mutant-source\">{text}</td>")
+                    }
+                };
+                let _ = writeln!(
+                    out,
+                    "<tr class=\"survivor\"><td><code>{}</code></td><td class=\"n\">{}</td><td>{}</td><td>{}</td>{source}</tr>",
+                    Escaped(&survivor.method),
+                    if survivor.line > 0 { survivor.line.to_string() } else { String::new() },
+                    Escaped(&survivor.operator.replace('_', " ")),
+                    Escaped(&survivor.change),
+                );
+            }
+            out.push_str("</table>\n");
+        }
     }
 
     fn uncovered(&mut self, report: &ReportView, colours: &Colours, sources: &SourceLookup) {
@@ -689,6 +799,31 @@ impl Page {
             );
         }
         out.push_str("</ul>\n");
+    }
+}
+
+/// `caught/analysed (percent)`, linked to the class's survivors; a dash
+/// for a class whose mutants were not analysed.
+fn mutants_cell(class: &ClassView) -> String {
+    let Some(mutation) = &class.mutation else {
+        return "–".to_string();
+    };
+    if mutation.analysed == 0 {
+        return "–".to_string();
+    }
+    let figure = format!(
+        "{}/{}<br>{}",
+        mutation.killed,
+        mutation.analysed,
+        percent(mutation.killed, mutation.analysed)
+    );
+    if mutation.survivors.is_empty() {
+        figure
+    } else {
+        format!(
+            "<a href=\"#survivors-{}\">{figure}</a>",
+            Escaped(&class.class)
+        )
     }
 }
 

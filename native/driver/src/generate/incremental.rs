@@ -132,6 +132,7 @@ pub fn outcome_from(class: &LoadedClass, entry: Entry, status: Status) -> ClassO
         kept: result.kept,
         portability: result.portability,
         static_state: result.static_state,
+        mutation: result.mutation,
         inputs: InputsBuilt::of_explorations(&explorations, &class.public_methods()),
         explorations,
         ..ClassOutcome::new(class)
@@ -199,6 +200,7 @@ pub fn entry_from(
             kept: outcome.kept.take(),
             portability: outcome.portability.clone(),
             static_state: outcome.static_state.clone(),
+            mutation: outcome.mutation.clone(),
         },
         fruitless_deepenings,
     })

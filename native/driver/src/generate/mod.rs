@@ -50,7 +50,7 @@ use cache::{Cache, Lookup};
 use class::{generate_class, ClassOutcome};
 use error::{FileAction, FileError};
 use incremental::{Identity, Job};
-pub use options::{GenerateOptions, Glob, Mode};
+pub use options::{GenerateOptions, Glob, Mode, MutationMode};
 use program::{load, Loaded};
 pub use report::{ClassEntry, Effort, Report, Status};
 use report::{Problem, Summary, UncoveredEntry};
@@ -136,6 +136,7 @@ pub fn generate(
             portability: Default::default(),
             classes_with_static_state: 0,
             inputs: Default::default(),
+            mutation: Default::default(),
             peak_rss_kib: 0,
             executor_peak_rss_kib: 0,
         },
@@ -287,6 +288,7 @@ pub fn generate(
             static_state: Default::default(),
             inputs: Default::default(),
             effort: Effort::default(),
+            mutation: None,
             finished_seconds: 0.0,
         });
     }
@@ -682,6 +684,7 @@ fn write_class(
         static_state: outcome.static_state.clone(),
         inputs: outcome.inputs.clone(),
         effort: outcome.effort.clone(),
+        mutation: outcome.mutation.clone(),
         finished_seconds,
     };
     entry.reason = outcome.note.clone();

@@ -20,6 +20,21 @@ pub enum Mode {
     Nightly,
 }
 
+/// Whether generating analyses mutants (`--mutation`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MutationMode {
+    /// No mutation analysis.
+    Off,
+    /// The written tests are run against the class's mutants and the
+    /// report gives the share they catch and the mutants that survive.
+    Report,
+    /// As `Report`, and before that mutants choose tests: a mutant the
+    /// tests chosen for coverage miss is tried against their prefixes, and
+    /// one that catches it becomes a test.
+    #[default]
+    Select,
+}
+
 /// How much deeper (in runs per method, and time per class) a nightly run
 /// explores than a daily one.
 pub const NIGHTLY_DEPTH: u32 = 4;
@@ -69,6 +84,10 @@ pub struct GenerateOptions {
     /// `--test-jvm-arg`, `--test-system-property`, `--test-working-dir`):
     /// exploring and validation run the code the same way.
     pub test_jvm: TestJvm,
+    /// `--mutation`: whether the written tests are run against the class's
+    /// mutants for the report, and whether mutants choose tests. Only
+    /// choosing shapes tests, so the settings hash counts only that.
+    pub mutation: MutationMode,
 }
 
 impl GenerateOptions {
@@ -93,7 +112,7 @@ impl GenerateOptions {
         // system properties); its working directory does not (tests that
         // touch files are never kept), and leaving it out keeps a cache
         // valid when the project moves.
-        let text = format!(
+        let mut text = format!(
             "testgen {}\njunit {:?}\nbudget {} ms\nmax runs {}\nmax evaluations {}\nseed {}\nrelease {}\nclasspath {}\ntest jvm {:?}\n",
             env!("CARGO_PKG_VERSION"),
             self.junit,
@@ -105,6 +124,10 @@ impl GenerateOptions {
             classpath.join(":"),
             self.test_jvm.test_options(),
         );
+        // Added only when on, so that caches made before the option stay valid.
+        if self.mutation == MutationMode::Select {
+            text.push_str("mutants choose tests\n");
+        }
         super::program::hex(&Sha256::digest(text.as_bytes()))
     }
 
@@ -256,6 +279,7 @@ mod tests {
             jobs: 1,
             total_budget: None,
             test_jvm: TestJvm::default(),
+            mutation: MutationMode::Off,
         };
         assert!(options.selects("a.Foo"));
         assert!(options.selects("a.b.Foo"));

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use testgen_project::{Blocker, Culprit};
 
-use super::class::{ReasonKind, Uncovered, UncoveredReason};
+use super::class::{MutationScore, MutationSummary, ReasonKind, Uncovered, UncoveredReason};
 use super::error::{FileAction, FileError};
 use super::inputs::InputsBuilt;
 use super::portability::{Portability, StaticState};
@@ -187,6 +187,10 @@ pub struct ClassEntry {
     pub inputs: InputsBuilt,
     #[serde(flatten)]
     pub effort: Effort,
+    /// What the written tests catch of the class's mutants (`--mutation
+    /// report`; absent when not analysed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mutation: Option<MutationScore>,
     /// Seconds since the run started when the class's outcome came in (0
     /// for a class not generated or revalidated in this run): the time
     /// axis of the HTML report's coverage curve.
@@ -220,6 +224,10 @@ pub struct Effort {
     #[serde(default)]
     pub search_executor_seconds: f64,
     pub search_goals: usize,
+    /// Tests added because they catch a mutant the tests chosen for
+    /// coverage miss (`--mutation select`), before validation.
+    #[serde(default)]
+    pub mutant_killers: usize,
     /// 1 when the class's time, not its count bounds (`--max-runs`,
     /// `--max-evaluations`), ended exploring or search: its tests may
     /// differ between runs on machines of other speeds (0 otherwise; the
@@ -241,6 +249,7 @@ impl Effort {
         self.search_seconds += other.search_seconds;
         self.search_executor_seconds += other.search_executor_seconds;
         self.search_goals += other.search_goals;
+        self.mutant_killers += other.mutant_killers;
         self.stopped_by_budget += other.stopped_by_budget;
         self.seconds += other.seconds;
     }
@@ -280,6 +289,8 @@ pub struct Summary {
     /// Methods under test, and those some run called with every argument
     /// built, over all classes.
     pub inputs: InputsBuilt,
+    /// The classes' mutation figures added up.
+    pub mutation: MutationSummary,
     /// Peak resident memory of testgen itself and of the largest executor
     /// JVM, in KiB (Linux's `VmHWM`; 0 where it cannot be read).
     pub peak_rss_kib: u64,
@@ -319,7 +330,11 @@ impl Report {
         summary.effort = Effort::default();
         summary.portability = Portability::default();
         summary.inputs = InputsBuilt::default();
+        summary.mutation = MutationSummary::default();
         for class in &self.classes {
+            if let Some(score) = &class.mutation {
+                summary.mutation.add(score);
+            }
             summary.effort.add(&class.effort);
             summary.portability.add(&class.portability);
             summary.inputs.add(&class.inputs);
@@ -331,7 +346,7 @@ impl Report {
             .count();
     }
 
-    /// `3 classes (1 generated, 2 unchanged), 25 tests, 40/44 branch outcomes covered (2 proven infeasible), 12.3 s`:
+    /// `3 classes (1 generated, 2 unchanged), 25 tests, 40/44 branch outcomes covered (2 proven infeasible), 30/40 mutants caught (75%), 12.3 s`:
     /// the statuses that occurred, in [`Status::ALL`] order, and how many
     /// classes their `--budget` stopped (whose tests may differ on a
     /// machine of another speed), when any did.
@@ -353,8 +368,16 @@ impl Report {
             1 => ", 1 class stopped by its budget".to_string(),
             n => format!(", {n} classes stopped by their budget"),
         };
+        let mutants = match s.mutation.analysed {
+            0 => String::new(),
+            analysed => format!(
+                ", {}/{analysed} mutants caught ({:.0}%)",
+                s.mutation.killed,
+                100.0 * s.mutation.killed as f64 / analysed as f64
+            ),
+        };
         format!(
-            "{} classes ({}), {} tests, {}/{} branch outcomes covered ({} proven infeasible{contradicted}){stopped}, {:.1} s",
+            "{} classes ({}), {} tests, {}/{} branch outcomes covered ({} proven infeasible{contradicted}){mutants}{stopped}, {:.1} s",
             s.classes,
             if statuses.is_empty() { "none".to_string() } else { statuses.join(", ") },
             s.tests,
@@ -430,6 +453,7 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generate::class::Survivor;
 
     fn entry(class: &str, status: Status, tests: usize) -> ClassEntry {
         ClassEntry {
@@ -476,9 +500,25 @@ mod tests {
                 search_seconds: 0.125,
                 search_executor_seconds: 0.0625,
                 search_goals: 1,
+                mutant_killers: 1,
                 stopped_by_budget: 0,
                 seconds: 0.5,
             },
+            mutation: Some(MutationScore {
+                mutants: 6,
+                unreached: 1,
+                analysed: 4,
+                killed: 3,
+                rejected: 0,
+                not_analysed: 1,
+                seconds: 0.25,
+                survivors: vec![Survivor {
+                    method: "f(I)I".into(),
+                    line: 7,
+                    operator: testgen_mutate::Operator::ConditionalBoundary,
+                    change: "if_icmpge became if_icmpgt".into(),
+                }],
+            }),
             finished_seconds: 0.75,
         }
     }
@@ -502,6 +542,7 @@ mod tests {
             portability: Portability::default(),
             classes_with_static_state: 0,
             inputs: InputsBuilt::default(),
+            mutation: MutationSummary::default(),
             peak_rss_kib: 0,
             executor_peak_rss_kib: 0,
         }
@@ -569,14 +610,23 @@ mod tests {
             (4, 2)
         );
         assert_eq!(
+            (
+                report.summary.mutation.classes,
+                report.summary.mutation.analysed,
+                report.summary.mutation.killed,
+                report.summary.effort.mutant_killers
+            ),
+            (2, 8, 6, 2)
+        );
+        assert_eq!(
             report.summary_line(),
-            "2 classes (1 generated, 1 failed), 2 tests, 6/8 branch outcomes covered (2 proven infeasible), 1.2 s"
+            "2 classes (1 generated, 1 failed), 2 tests, 6/8 branch outcomes covered (2 proven infeasible), 6/8 mutants caught (75%), 1.2 s"
         );
         report.classes[1].effort.stopped_by_budget = 1;
         report.finish();
         assert_eq!(
             report.summary_line(),
-            "2 classes (1 generated, 1 failed), 2 tests, 6/8 branch outcomes covered (2 proven infeasible), 1 class stopped by its budget, 1.2 s"
+            "2 classes (1 generated, 1 failed), 2 tests, 6/8 branch outcomes covered (2 proven infeasible), 6/8 mutants caught (75%), 1 class stopped by its budget, 1.2 s"
         );
 
         let dir = std::env::temp_dir()

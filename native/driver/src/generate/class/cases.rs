@@ -39,6 +39,7 @@ pub fn make_cases(
         plan,
         first,
         coverage: covered,
+        also_assert,
     } in chosen
     {
         // Out of time, a test keeps the statements and values its plan had.
@@ -67,6 +68,7 @@ pub fn make_cases(
             second,
             reruns,
             erased_types: false,
+            also_assert,
         });
         coverage.push(covered);
     }

@@ -31,6 +31,11 @@ pub const EXPLORE_SHARE: (u32, u32) = (2, 5);
 /// spend; the rest is for running, minimising and validating the tests.
 pub const GENERATE_SHARE: (u32, u32) = (4, 5);
 
+/// [`GENERATE_SHARE`] when mutants are analysed: the next tenth of the
+/// budget, [`CHOOSING_SHARE`], is theirs to choose tests.
+pub const GENERATE_SHARE_WITH_MUTANTS: (u32, u32) = (7, 10);
+pub const CHOOSING_SHARE: (u32, u32) = (1, 10);
+
 /// Explores every target of the class within its share of the budget, in
 /// two rounds (a quarter of the runs each, then the rest where paths are
 /// left), each splitting what is left evenly among the methods left, so

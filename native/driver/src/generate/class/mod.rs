@@ -12,7 +12,9 @@
 //!    and under other conditions, the class's static state handled;
 //! 6. [`validate`](validate::validate): emitted, compiled and run with JUnit;
 //! 7. [`diagnose`](diagnose::diagnose): what the kept tests cover and why
-//!    the rest stayed open.
+//!    the rest stayed open;
+//! 8. [`mutation`](mutation::analyse): which of the class's mutants the
+//!    kept tests catch (`--mutation report`).
 //!
 //! Every plan after exploring runs through one [`PlanRunner`], which
 //! counts it for the report.
@@ -21,6 +23,7 @@ mod audit;
 mod cases;
 mod diagnose;
 mod explore;
+mod mutation;
 mod problems;
 mod readable;
 pub mod runner;
@@ -41,11 +44,12 @@ use testgen_project::{Blocker, ClassGoals, ClassName};
 use testgen_symbolic::explore::Exploration;
 
 use super::inputs::InputsBuilt;
-use super::options::GenerateOptions;
+use super::options::{GenerateOptions, MutationMode};
 use super::portability::{Portability, StaticState};
 use super::program::LoadedClass;
 use super::report::{Effort, Status};
 pub use diagnose::{ReasonKind, Uncovered, UncoveredReason};
+pub use mutation::{MutationScore, MutationSummary, Survivor};
 use runner::PlanRunner;
 
 /// What generating for one class produced, before anything is written.
@@ -90,6 +94,8 @@ pub struct ClassOutcome {
     pub portability: Portability,
     /// The class's mutable static state, and the reset its tests call.
     pub static_state: StaticState,
+    /// What the written tests catch of the class's mutants, when analysed.
+    pub mutation: Option<MutationScore>,
 }
 
 impl ClassOutcome {
@@ -117,6 +123,7 @@ impl ClassOutcome {
             fruitless_deepenings: None,
             portability: Portability::default(),
             static_state: StaticState::default(),
+            mutation: None,
         }
     }
 }
@@ -179,7 +186,10 @@ pub fn generate_class(
     result.effort.candidates = selection.candidates;
     result.load_error = selection.load_error;
     // Search has what exploring left of its share of the budget.
-    let (share, of) = explore::GENERATE_SHARE;
+    let (share, of) = match options.mutation {
+        MutationMode::Off => explore::GENERATE_SHARE,
+        MutationMode::Report | MutationMode::Select => explore::GENERATE_SHARE_WITH_MUTANTS,
+    };
     let search_until = started + options.budget * share / of;
     let mut covered: select::Coverage = selection
         .chosen
@@ -230,6 +240,24 @@ pub fn generate_class(
             }
         }
     }
+    if options.mutation == MutationMode::Select && !job.out_of_time() {
+        // Mutants choose within the tenth of the budget search left them.
+        let (choosing, of) = explore::CHOOSING_SHARE;
+        let killers = mutation::choose_killers(
+            &job,
+            &mut runner,
+            &explored,
+            &selection.chosen,
+            &selection.unchosen,
+            search_until + options.budget * choosing / of,
+        )?;
+        for (index, properties) in killers.also_assert {
+            selection.chosen[index].also_assert.extend(properties);
+        }
+        result.effort.mutant_killers = killers.added.len();
+        result.effort.stopped_by_budget |= usize::from(killers.stopped_by_time);
+        selection.chosen.extend(killers.added);
+    }
     let cases = cases::make_cases(&job, &mut runner, selection.chosen, varied)?;
     let kept = match validate::validate(&cases, validator) {
         Ok(kept) => kept,
@@ -266,6 +294,17 @@ pub fn generate_class(
     result.infeasible_contradicted = audit.contradicted.len();
     result.uncovered = diagnosis.uncovered;
     result.effort.runs += runner.runs();
+    if let (MutationMode::Report | MutationMode::Select, Some(kept)) =
+        (options.mutation, &result.kept)
+    {
+        let generation = started.elapsed();
+        result.mutation = Some(mutation::analyse(
+            &job,
+            runner.executor(),
+            kept,
+            generation,
+        )?);
+    }
     result.effort.seconds = started.elapsed().as_secs_f64();
     result.explorations = explored
         .methods

@@ -30,6 +30,9 @@ pub struct Chosen {
     pub plan: Plan,
     pub first: PlanOutcome,
     pub coverage: Coverage,
+    /// Properties to assert after the act even where it did not change
+    /// them ([`testgen_emit::TestCase::also_assert`]).
+    pub also_assert: BTreeSet<String>,
 }
 
 /// What the selection found.
@@ -37,6 +40,9 @@ pub struct Selection {
     pub chosen: Vec<Chosen>,
     /// Distinct covering plans the explorations offered.
     pub candidates: usize,
+    /// The plans not chosen (the receiver observed), each with its method's
+    /// pseudo-goal: what else a test could be (mutants choose among them).
+    pub unchosen: Vec<(Plan, u32)>,
     /// Why some runs could not use a class (it or one it needs could not be
     /// loaded or initialised), if that happened.
     pub load_error: Option<String>,
@@ -135,6 +141,10 @@ pub fn select(
     }
     chosen.sort_unstable();
     let count = candidates.len();
+    let unchosen = (0..candidates.len())
+        .filter(|index| chosen.binary_search(index).is_err())
+        .map(|index| (candidates[index].plan.clone(), candidates[index].act))
+        .collect();
     let chosen = chosen
         .into_iter()
         .filter_map(|index| {
@@ -144,12 +154,14 @@ pub fn select(
                 plan: candidate.plan.clone(),
                 first,
                 coverage,
+                also_assert: BTreeSet::new(),
             })
         })
         .collect();
     Ok(Selection {
         chosen,
         candidates: count,
+        unchosen,
         load_error,
     })
 }
@@ -175,6 +187,7 @@ pub fn measure_plan(
         plan: candidate.plan,
         first,
         coverage,
+        also_assert: BTreeSet::new(),
     }))
 }
 

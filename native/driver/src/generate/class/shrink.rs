@@ -58,7 +58,7 @@ fn act_index(plan: &Plan) -> Option<usize> {
         .rposition(|statement| !is_observation(statement))
 }
 
-fn is_observation(statement: &Statement) -> bool {
+pub(super) fn is_observation(statement: &Statement) -> bool {
     match statement {
         Statement::CallStatic { args, .. } => match args.as_slice() {
             [Value::Ref { statement: target }] => *statement == observe(*target),
