@@ -280,7 +280,7 @@ bench_corpus() {
       measure_coverage "$dir" "$INPUT"
     fi
     {
-      for v in test_classes test_methods compile_errors compile_warnings tests_found tests_ok tests_failed tests_aborted tests_skipped junit_rc junit_seconds; do
+      for v in test_classes test_methods test_assertions compile_errors compile_warnings tests_found tests_ok tests_failed tests_aborted tests_skipped junit_rc junit_seconds; do
         echo "$v=${!v}"
       done
     } >"$dir/check.env"

@@ -71,17 +71,20 @@ run_generate() {
 }
 
 # count_tests DIR: the generated sources under DIR/generated-tests. Sets
-# test_files (array), test_classes, test_methods; writes
-# DIR/tests-per-class.txt ("<@Test methods> <file>" a line).
+# test_files (array), test_classes, test_methods, test_assertions (lines
+# that start with a JUnit assertion call); writes DIR/tests-per-class.txt
+# ("<@Test methods> <file>" a line).
 count_tests() {
   local dir=$1 f n
   mapfile -t test_files < <(find "$dir/generated-tests" -name '*.java' 2>/dev/null | sort)
   test_classes=${#test_files[@]}
   test_methods=0
+  test_assertions=0
   : >"$dir/tests-per-class.txt"
   for f in "${test_files[@]}"; do
     n=$(grep -cE '^[[:space:]]*@Test\b' "$f")
     test_methods=$((test_methods + n))
+    test_assertions=$((test_assertions + $(grep -cE '^[[:space:]]*(Assertions\.|Assert\.)?assert[A-Z][A-Za-z]*\(' "$f")))
     echo "$n ${f#"$dir"/generated-tests/}" >>"$dir/tests-per-class.txt"
   done
 }

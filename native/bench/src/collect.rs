@@ -391,6 +391,14 @@ fn read_corpus(dir: &Path, problems: &mut Vec<String>) -> Corpus {
         figures.search_executor_seconds = f64_at(&effort, "search_executor_seconds");
         figures.search_goals = u64_at(&effort, "search_goals");
         figures.stopped_by_budget = u64_at(&effort, "stopped_by_budget");
+        figures.mutant_killers = u64_at(&effort, "mutant_killers");
+        if let Some(mutation) = summary.get("mutation") {
+            figures.mutants_analysed = u64_at(mutation, "analysed");
+            figures.mutants_killed = u64_at(mutation, "killed");
+            figures.mutants_unreached = u64_at(mutation, "unreached");
+            figures.mutants_not_analysed = u64_at(mutation, "not_analysed");
+            figures.mutation_seconds = f64_at(mutation, "seconds");
+        }
         figures.testgen_branches_covered = u64_at(&summary, "branches_covered");
         figures.testgen_branches = u64_at(&summary, "branches");
         figures.coverage_rise = coverage_rise(dir, report);
@@ -409,6 +417,7 @@ fn read_corpus(dir: &Path, problems: &mut Vec<String>) -> Corpus {
 
     // The full run's tests, compiled and run under JaCoCo.
     figures.tests = count("test_methods").unwrap_or(0);
+    figures.assertions = count("test_assertions");
     figures.compile_errors = count("compile_errors").unwrap_or(0);
     figures.compile_warnings = count("compile_warnings").unwrap_or(0);
     let failed = count("tests_failed").unwrap_or(0) + count("tests_aborted").unwrap_or(0);

@@ -170,6 +170,33 @@ pub struct Figures {
     /// Uncovered outcomes per `reason.kind` of testgen's report.
     #[serde(default)]
     pub uncovered_by_kind: BTreeMap<String, u64>,
+    /// Lines of the written tests that are a JUnit assertion, and per test.
+    #[serde(default)]
+    pub assertions: Option<u64>,
+    #[serde(default)]
+    pub assertions_per_test: Option<f64>,
+    /// Mutation analysis (testgen's report): mutants some test calls the
+    /// method of and that were run, those the tests catch, the share,
+    /// mutants in methods no test calls, and those left for lack of time.
+    #[serde(default)]
+    pub mutants_analysed: Option<u64>,
+    #[serde(default)]
+    pub mutants_killed: Option<u64>,
+    #[serde(default)]
+    pub mutation_score: Option<f64>,
+    #[serde(default)]
+    pub mutants_unreached: Option<u64>,
+    #[serde(default)]
+    pub mutants_not_analysed: Option<u64>,
+    /// Its seconds (worker-seconds), and those over the rest of the
+    /// classes' seconds: the time mutation analysis adds.
+    #[serde(default)]
+    pub mutation_seconds: Option<f64>,
+    #[serde(default)]
+    pub mutation_time_share: Option<f64>,
+    /// Tests added because they catch mutants the others miss.
+    #[serde(default)]
+    pub mutant_killers: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -288,6 +315,13 @@ impl Figures {
         self.search_executor_share = div(self.search_executor_seconds, self.search_seconds);
         self.search_goal_share = div(f(self.search_goals), f(self.testgen_branches_covered));
         self.methods_fully_built_share = div(f(self.methods_fully_built), f(self.methods));
+        self.assertions_per_test = div(f(self.assertions), Some(self.tests as f64));
+        self.mutation_score = div(f(self.mutants_killed), f(self.mutants_analysed));
+        let generation = self
+            .class_seconds
+            .zip(self.mutation_seconds)
+            .map(|(all, mutation)| all - mutation);
+        self.mutation_time_share = div(self.mutation_seconds, generation);
     }
 
     /// All corpora together: counts and times added up, memory and the
@@ -359,6 +393,13 @@ impl Figures {
             repaired: add_up(figs().map(|f| &f.repaired)),
             static_state_classes: figs().map(|f| f.static_state_classes).sum(),
             static_resets: figs().map(|f| f.static_resets).sum(),
+            assertions: sum(figs().map(|f| f.assertions)),
+            mutants_analysed: sum(figs().map(|f| f.mutants_analysed)),
+            mutants_killed: sum(figs().map(|f| f.mutants_killed)),
+            mutants_unreached: sum(figs().map(|f| f.mutants_unreached)),
+            mutants_not_analysed: sum(figs().map(|f| f.mutants_not_analysed)),
+            mutation_seconds: sum(figs().map(|f| f.mutation_seconds)),
+            mutant_killers: sum(figs().map(|f| f.mutant_killers)),
             ..Figures::default()
         };
         if corpora.is_empty() {
@@ -392,6 +433,29 @@ impl Figures {
             ("branch coverage", self.branch_coverage, Unit::Percent),
             ("lines covered", f(self.lines_covered), Unit::Count),
             ("branches covered", f(self.branches_covered), Unit::Count),
+            ("assertions/test", self.assertions_per_test, Unit::Ratio),
+            ("mutation score", self.mutation_score, Unit::Percent),
+            ("mutants analysed", f(self.mutants_analysed), Unit::Count),
+            (
+                "mutants no test calls",
+                f(self.mutants_unreached),
+                Unit::Count,
+            ),
+            (
+                "mutants not run (time)",
+                f(self.mutants_not_analysed),
+                Unit::Count,
+            ),
+            (
+                "mutation time share",
+                self.mutation_time_share,
+                Unit::Percent,
+            ),
+            (
+                "tests added by mutants",
+                f(self.mutant_killers),
+                Unit::Count,
+            ),
             (
                 "methods fully built",
                 self.methods_fully_built_share,
