@@ -680,17 +680,11 @@ impl Page {
             for survivor in &mutation.survivors {
                 let source = match &lines {
                     None => String::new(),
-                    Some(lines) => {
-                        let text = (survivor.line > 0)
-                            .then(|| lines.get(survivor.line as usize - 1))
-                            .flatten()
-                            .map(|text| format!("<code>{}</code>", Escaped(text.trim())))
-                            .unwrap_or_else(|| {
-                                "<span class=\"muted\">not found</span>".to_string()
-                            });
-                        // Not `class="source"`: that cell is an open outcome's.
-                        format!("<td class=\"mutant-source\">{text}</td>")
-                    }
+                    // Not `class="source"`: that cell is an open outcome's.
+                    Some(lines) => format!(
+                        "<td class=\"mutant-source\">{}</td>",
+                        source_text(Some(lines), Some(survivor.line))
+                    ),
                 };
                 let _ = writeln!(
                     out,
@@ -765,12 +759,10 @@ impl Page {
                 let source = if sources.is_empty() {
                     String::new()
                 } else {
-                    let text = line
-                        .filter(|&l| l > 0)
-                        .and_then(|l| lines.as_ref()?.get(l as usize - 1))
-                        .map(|text| format!("<code>{}</code>", Escaped(text.trim())))
-                        .unwrap_or_else(|| "<span class=\"muted\">not found</span>".to_string());
-                    format!("<td class=\"source\">{text}</td>")
+                    format!(
+                        "<td class=\"source\">{}</td>",
+                        source_text(lines.as_deref(), line)
+                    )
                 };
                 let _ = writeln!(
                     out,
@@ -800,6 +792,15 @@ impl Page {
         }
         out.push_str("</ul>\n");
     }
+}
+
+/// Line `line` (1-based) of a class's source as a cell's content, or a
+/// muted "not found".
+fn source_text(lines: Option<&[String]>, line: Option<u32>) -> String {
+    line.filter(|&l| l > 0)
+        .and_then(|l| lines?.get(l as usize - 1))
+        .map(|text| format!("<code>{}</code>", Escaped(text.trim())))
+        .unwrap_or_else(|| "<span class=\"muted\">not found</span>".to_string())
 }
 
 /// `caught/analysed (percent)`, linked to the class's survivors; a dash

@@ -415,22 +415,13 @@ fn arranging_calls(
     plan.statements[..act]
         .iter()
         .enumerate()
-        .filter_map(|(index, statement)| match statement {
-            Statement::Call {
-                class,
-                name,
-                descriptor,
-                ..
-            }
-            | Statement::CallStatic {
-                class,
-                name,
-                descriptor,
-                ..
-            } if *class == binary => act_of
-                .get(&(name.as_str(), descriptor.as_str()))
-                .map(|&act| (index, act)),
-            _ => None,
+        .filter(|(_, statement)| !matches!(statement, Statement::New { .. }))
+        .filter_map(|(index, statement)| {
+            let (class, name, descriptor) = statement.callee()?;
+            (class == binary)
+                .then(|| act_of.get(&(name, descriptor)))
+                .flatten()
+                .map(|&act| (index, act))
         })
         .collect()
 }
