@@ -418,6 +418,7 @@ fn read_corpus(dir: &Path, problems: &mut Vec<String>) -> Corpus {
     // The full run's tests, compiled and run under JaCoCo.
     figures.tests = count("test_methods").unwrap_or(0);
     figures.assertions = count("test_assertions");
+    figures.review = crate::rubric::review_dir(&dir.join("generated-tests"));
     figures.compile_errors = count("compile_errors").unwrap_or(0);
     figures.compile_warnings = count("compile_warnings").unwrap_or(0);
     let failed = count("tests_failed").unwrap_or(0) + count("tests_aborted").unwrap_or(0);

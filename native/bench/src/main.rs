@@ -7,6 +7,7 @@
 
 mod collect;
 mod model;
+mod rubric;
 mod table;
 
 use std::fs;

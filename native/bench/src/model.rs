@@ -197,6 +197,9 @@ pub struct Figures {
     /// Tests added because they catch mutants the others miss.
     #[serde(default)]
     pub mutant_killers: Option<u64>,
+    /// The review rubric (tests/REVIEW_RUBRIC.md) over the written tests.
+    #[serde(default)]
+    pub review: crate::rubric::Review,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -400,6 +403,10 @@ impl Figures {
             mutants_not_analysed: sum(figs().map(|f| f.mutants_not_analysed)),
             mutation_seconds: sum(figs().map(|f| f.mutation_seconds)),
             mutant_killers: sum(figs().map(|f| f.mutant_killers)),
+            review: figs().fold(crate::rubric::Review::default(), |mut all, f| {
+                all.add(&f.review);
+                all
+            }),
             ..Figures::default()
         };
         if corpora.is_empty() {
@@ -408,6 +415,11 @@ impl Figures {
         }
         total.derive();
         total
+    }
+
+    /// The share of the reviewed tests that `count` flags.
+    fn review_share(&self, count: impl Fn(&crate::rubric::Review) -> u64) -> Option<f64> {
+        (self.review.tests > 0).then(|| count(&self.review) as f64 / self.review.tests as f64)
     }
 
     /// The figures every table and the comparison print, in order: name,
@@ -455,6 +467,26 @@ impl Figures {
                 "tests added by mutants",
                 f(self.mutant_killers),
                 Unit::Count,
+            ),
+            (
+                "rubric: solver literals",
+                self.review_share(|r| r.solver_literals),
+                Unit::Percent,
+            ),
+            (
+                "rubric: only NPE/notNull",
+                self.review_share(|r| r.weak_oracle),
+                Unit::Percent,
+            ),
+            (
+                "rubric: no assertion",
+                self.review_share(|r| r.no_assertion),
+                Unit::Percent,
+            ),
+            (
+                "rubric: numbered names",
+                self.review_share(|r| r.numeric_suffix),
+                Unit::Percent,
             ),
             (
                 "methods fully built",

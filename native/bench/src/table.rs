@@ -314,6 +314,55 @@ pub fn portability(bench: &Bench) -> String {
     )
 }
 
+/// What the tests would catch and how they read: the mutation score (of
+/// the mutants whose method a test calls), the time it adds, tests mutants
+/// added, assertions per test, and the review rubric's counts.
+pub fn oracles(bench: &Bench) -> String {
+    let share = |count: u64, of: u64| match of {
+        0 => "-".to_string(),
+        of => format!("{count} {:.1}%", 100.0 * count as f64 / of as f64),
+    };
+    let rows: Vec<Vec<String>> = rows(bench)
+        .into_iter()
+        .map(|(name, f)| {
+            let review = &f.review;
+            vec![
+                name.to_string(),
+                covered(f.mutants_killed, f.mutants_analysed),
+                f.mutants_unreached.map_or("-".into(), |n| n.to_string()),
+                f.mutants_not_analysed.map_or("-".into(), |n| n.to_string()),
+                match (f.mutation_seconds, f.mutation_time_share) {
+                    (Some(s), Some(r)) => format!("{s:.1} ({:.1}%)", 100.0 * r),
+                    _ => "-".into(),
+                },
+                f.mutant_killers.map_or("-".into(), |n| n.to_string()),
+                f.assertions_per_test
+                    .map_or("-".into(), |r| format!("{r:.2}")),
+                share(review.solver_literals, review.tests),
+                share(review.weak_oracle, review.tests),
+                share(review.no_assertion, review.tests),
+                share(review.numeric_suffix, review.tests),
+            ]
+        })
+        .collect();
+    grid(
+        &[
+            "corpus",
+            "mutants caught",
+            "not called",
+            "not run",
+            "mutation s (share)",
+            "tests by mutants",
+            "assertions/test",
+            "solver literals",
+            "only NPE/notNull",
+            "no assertion",
+            "numbered names",
+        ],
+        &rows,
+    )
+}
+
 /// What testgen says of the outcomes its tests do not cover: claims of
 /// infeasibility (and the audit's contradictions), and the rest per kind of
 /// reason, the kinds Covana's analysis names first.
@@ -383,6 +432,13 @@ dropped: tests left out because they failed or behaved differently under a condi
   build's assertion setting, a second run); repaired: kept tests with assertions left out for
   the same causes; static state: classes with mutable static fields (with a reset method of
   their own that the tests call before and after each test).
+mutants caught: of the mutants (testgen_mutate) whose method some written test calls, those a
+  test fails on (testgen's report); not called: mutants in methods no test calls; not run:
+  left when the class's time was up; mutation s: seconds of mutation analysis (choosing and
+  scoring) and their share of the rest of the classes' seconds; tests by mutants: tests added
+  because they catch a mutant the others miss. assertions/test: lines of the written tests
+  that call a JUnit assertion, per test. The last four: the review rubric
+  (tests/REVIEW_RUBRIC.md), tests flagged and their share (goal: at most 2% each).
 proven infeasible: outcomes testgen claims no input reaches; contradicted: claims a run of the
   class reached anyway (the audit reports those as reached; must be 0). uncovered by kind: the
   report's reason.kind per uncovered outcome: external_call and object_creation are Covana's
@@ -395,10 +451,11 @@ pub fn report(bench: &Bench) -> String {
     let mut out = header(bench);
     let _ = write!(
         out,
-        "\n== per class\n{}\n== tests and coverage\n{}{}\n== speed and memory\n{}\n== incremental\n{}\n== portability\n{}\n== uncovered outcomes\n{}\n{}",
+        "\n== per class\n{}\n== tests and coverage\n{}{}\n== mutants and assertions\n{}\n== speed and memory\n{}\n== incremental\n{}\n== portability\n{}\n== uncovered outcomes\n{}\n{}",
         classes(bench),
         coverage(bench),
         rise(bench),
+        oracles(bench),
         speed(bench),
         incremental(bench),
         portability(bench),
