@@ -228,6 +228,11 @@ pub struct Effort {
     /// coverage miss (`--mutation select`), before validation.
     #[serde(default)]
     pub mutant_killers: usize,
+    /// Tests whose act throws `NullPointerException` left out because an
+    /// earlier test of the same method shows it and they cover nothing
+    /// more (before validation).
+    #[serde(default)]
+    pub null_checks_left_out: usize,
     /// 1 when the class's time, not its count bounds (`--max-runs`,
     /// `--max-evaluations`), ended exploring or search: its tests may
     /// differ between runs on machines of other speeds (0 otherwise; the
@@ -250,6 +255,7 @@ impl Effort {
         self.search_executor_seconds += other.search_executor_seconds;
         self.search_goals += other.search_goals;
         self.mutant_killers += other.mutant_killers;
+        self.null_checks_left_out += other.null_checks_left_out;
         self.stopped_by_budget += other.stopped_by_budget;
         self.seconds += other.seconds;
     }
@@ -501,6 +507,7 @@ mod tests {
                 search_executor_seconds: 0.0625,
                 search_goals: 1,
                 mutant_killers: 1,
+                null_checks_left_out: 0,
                 stopped_by_budget: 0,
                 seconds: 0.5,
             },

@@ -240,6 +240,10 @@ pub fn generate_class(
             }
         }
     }
+    let null_checks_left_out =
+        select::group_null_checks(&mut selection.chosen, job.goals.len() as u32);
+    result.effort.null_checks_left_out = null_checks_left_out.len();
+    selection.unchosen.extend(null_checks_left_out);
     if options.mutation == MutationMode::Select && !job.out_of_time() {
         // Mutants choose within the tenth of the budget search left them.
         let (choosing, of) = explore::CHOOSING_SHARE;

@@ -267,6 +267,53 @@ pub(super) fn linkage_error(outcome: &PlanOutcome) -> Option<String> {
         })
 }
 
+/// Keeps one test per method whose act throws `NullPointerException` (a
+/// null input rejected), and of the others only those that cover a goal
+/// no other test does: a reviewer reads the second such test of a method
+/// as noise. Returns the plans left out with their method's pseudo-goal
+/// (the first id at or above `goals`), for mutants to bring back one that
+/// catches what the rest do not.
+pub fn group_null_checks(chosen: &mut Vec<Chosen>, goals: u32) -> Vec<(Plan, u32)> {
+    let null_check_of = |chosen: &Chosen| -> Option<u32> {
+        let threw_null = chosen.first.statements.iter().any(|statement| {
+            matches!(statement, StatementOutcome::Threw { exception }
+                if exception.class == "java.lang.NullPointerException")
+        });
+        let act = chosen.coverage.range(goals..).next().copied();
+        act.filter(|_| threw_null)
+    };
+    let mut seen_methods = BTreeSet::new();
+    let mut dropped = Vec::new();
+    let mut index = 0;
+    while index < chosen.len() {
+        let Some(act) = null_check_of(&chosen[index]) else {
+            index += 1;
+            continue;
+        };
+        if seen_methods.insert(act) {
+            index += 1;
+            continue;
+        }
+        let others: Coverage = chosen
+            .iter()
+            .enumerate()
+            .filter(|(other, _)| *other != index)
+            .flat_map(|(_, other)| other.coverage.iter().copied())
+            .collect();
+        if chosen[index]
+            .coverage
+            .iter()
+            .all(|goal| *goal >= goals || others.contains(goal))
+        {
+            let left_out = chosen.remove(index);
+            dropped.push((left_out.plan, act));
+        } else {
+            index += 1;
+        }
+    }
+    dropped
+}
+
 /// The inputs of every covered path with the goals on the path, in tree
 /// order.
 fn covered_paths(tree: &ConstraintTree<Plan>) -> Vec<(&Plan, BTreeSet<Goal>)> {
@@ -286,4 +333,74 @@ fn covered_paths(tree: &ConstraintTree<Plan>) -> Vec<(&Plan, BTreeSet<Goal>)> {
         }
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chosen test whose last statement threw `exception` (or returned),
+    /// covering `goals` plus its method's pseudo-goal `act`.
+    fn chosen(tag: i32, exception: Option<&str>, goals: &[u32], act: u32) -> Chosen {
+        let last = match exception {
+            Some(class) => {
+                serde_json::json!({"kind": "threw", "exception": {"class": class, "frames": []}})
+            }
+            None => serde_json::json!({"kind": "void"}),
+        };
+        let first: PlanOutcome = serde_json::from_value(serde_json::json!({
+            "status": {"kind": "completed"},
+            "statements": [last],
+            "stdout": {"text": "", "total_bytes": 0, "truncated": false},
+            "stderr": {"text": "", "total_bytes": 0, "truncated": false},
+            "accesses": [],
+            "accesses_truncated": false,
+            "leftover_threads": [],
+            "trace": [],
+            "elapsed_micros": 0,
+            "restarted": false,
+        }))
+        .unwrap();
+        let plan = Plan::new(vec![testgen_exec::Statement::CallStatic {
+            class: "p.C".into(),
+            name: "m".into(),
+            descriptor: "(I)V".into(),
+            args: vec![testgen_exec::Value::Int { value: tag }],
+        }]);
+        Chosen {
+            plan,
+            first,
+            coverage: goals.iter().copied().chain([act]).collect(),
+            also_assert: BTreeSet::new(),
+        }
+    }
+
+    #[test]
+    fn one_null_check_per_method_unless_another_covers_more() {
+        const NPE: Option<&str> = Some("java.lang.NullPointerException");
+        let mut tests = vec![
+            chosen(0, NPE, &[1], 10),
+            chosen(1, NPE, &[1], 10),
+            chosen(2, NPE, &[2], 10),
+            chosen(3, NPE, &[1], 11),
+            chosen(4, Some("java.lang.IllegalArgumentException"), &[1], 10),
+            chosen(5, None, &[1], 10),
+        ];
+        let left_out = group_null_checks(&mut tests, 10);
+        let kept: Vec<i32> = tests
+            .iter()
+            .map(|test| match &test.plan.statements[0] {
+                testgen_exec::Statement::CallStatic { args, .. } => match args[0] {
+                    testgen_exec::Value::Int { value } => value,
+                    _ => unreachable!(),
+                },
+                _ => unreachable!(),
+            })
+            .collect();
+        // The second null check of method 10 covers nothing new; the third
+        // covers goal 2; method 11's is its first.
+        assert_eq!(kept, [0, 2, 3, 4, 5]);
+        assert_eq!(left_out.len(), 1);
+        assert_eq!(left_out[0].1, 10);
+    }
 }
