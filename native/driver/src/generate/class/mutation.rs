@@ -226,14 +226,16 @@ pub fn choose_killers(
         .map(|chosen| Test::new(job, &header, provisional_case(chosen)))
         .collect();
     let existing = tests.len();
-    let (prefixes, out_of_time) =
-        measure_alternatives(job, runner, explored, chosen, unchosen, until)?;
+    // Each measured alternative is kept as a `Test` (without its probe
+    // events) and its plan; the few chosen are measured again at the end.
+    let (alternatives, out_of_time) =
+        measure_alternatives(job, runner, explored, &header, chosen, unchosen, until)?;
     killers.stopped_by_time = out_of_time;
-    tests.extend(
-        prefixes
-            .iter()
-            .map(|prefix| Test::new(job, &header, provisional_case(prefix))),
-    );
+    let mut plans = Vec::with_capacity(alternatives.len());
+    for Alternative { plan, act, test } in alternatives {
+        tests.push(test);
+        plans.push((plan, act));
+    }
 
     let reached = reached_mutants(&all, &tests[..existing]);
     let mut added: Vec<usize> = Vec::new();
@@ -310,14 +312,22 @@ pub fn choose_killers(
     })();
     lab.restore()?;
     outcome?;
-    let mut prefixes: Vec<Option<Chosen>> = prefixes.into_iter().map(Some).collect();
     for index in added {
-        if let Some(mut prefix) = prefixes[index - existing].take() {
-            prefix.also_assert = tests[index].case.also_assert.clone();
-            killers.added.push(prefix);
+        let (plan, act) = &plans[index - existing];
+        if let Some(mut measured) = measure_plan(job, runner, plan, *act)? {
+            measured.also_assert = tests[index].case.also_assert.clone();
+            killers.added.push(measured);
         }
     }
     Ok(killers)
+}
+
+/// A plan other than the chosen ones, with its method's pseudo-goal and
+/// the test it would be.
+struct Alternative {
+    plan: Plan,
+    act: u32,
+    test: Test,
 }
 
 /// The prefixes of the chosen plans that end at an arranging call of an
@@ -328,10 +338,11 @@ fn measure_alternatives(
     job: &ClassJob<'_, '_, '_>,
     runner: &mut PlanRunner<'_, '_>,
     explored: &Explored,
+    header: &TestClass,
     chosen: &[Chosen],
     unchosen: &[(Plan, u32)],
     until: Instant,
-) -> Result<(Vec<Chosen>, bool), ExecError> {
+) -> Result<(Vec<Alternative>, bool), ExecError> {
     let goals = job.goals.len() as u32;
     let act_of: BTreeMap<(&str, &str), u32> = explored
         .methods
@@ -373,7 +384,8 @@ fn measure_alternatives(
             continue;
         }
         if let Some(alternative) = measure_plan(job, runner, &plan, act)? {
-            measured.push(alternative);
+            let test = Test::new(job, header, provisional_case(&alternative));
+            measured.push(Alternative { plan, act, test });
         }
     }
     Ok((measured, false))
@@ -468,9 +480,18 @@ struct Test {
 }
 
 impl Test {
-    fn new(job: &ClassJob<'_, '_, '_>, header: &TestClass, case: TestCase) -> Test {
-        let written = emit(&alone(header, case.clone())).source;
+    fn new(job: &ClassJob<'_, '_, '_>, header: &TestClass, mut case: TestCase) -> Test {
         let calls = methods_called(job, &case.first);
+        // What a test asserts does not depend on the probes' events, which
+        // can be most of a run's size: kept for every candidate of a large
+        // class they cost gigabytes.
+        for outcome in std::iter::once(&mut case.first)
+            .chain(std::iter::once(&mut case.second))
+            .chain(case.reruns.iter_mut().map(|rerun| &mut rerun.outcome))
+        {
+            outcome.trace = Vec::new();
+        }
+        let written = emit(&alone(header, case.clone())).source;
         let mut getters = BTreeSet::new();
         for statement in &case.first.statements {
             if let StatementOutcome::Value { value } = statement {
@@ -562,7 +583,10 @@ fn written_with(header: &TestClass, case: &TestCase, run: &PlanOutcome) -> Strin
     with_run.reruns.push(Rerun {
         // Any cause will do: only whether the test changes matters.
         exposes: Cause::Nondeterminism,
-        outcome: run.clone(),
+        outcome: PlanOutcome {
+            trace: Vec::new(),
+            ..run.clone()
+        },
     });
     emit(&alone(header, with_run)).source
 }
