@@ -22,9 +22,10 @@ use crate::model::{
     StaticReset, TestCase, TestClass,
 };
 use crate::names;
-use crate::oracle::{first_property, Actual, Named, Oracle};
+use crate::oracle::{first_property, Actual, Named, Oracle, StateSeen};
 use crate::printer::{self, Code, Local, StatementPrinter};
 use crate::runs::{value_of, Seen, Thrown};
+use crate::test_names::{self, unique_names, Distinction, NameParts};
 use crate::types::{self, type_ref, JType};
 
 /// Writes the test class for all of `class.tests`.
@@ -64,7 +65,8 @@ pub fn emit_cases(class: &TestClass, cases: &[usize]) -> EmittedClass {
             }),
         }
     }
-    let names = unique_names(class, &methods);
+    let parts: Vec<NameParts> = methods.iter().map(|(_, m)| m.name.clone()).collect();
+    let names = unique_names(&parts);
 
     let test_annotation = match class.junit {
         JUnit::Five => "org.junit.jupiter.api.Test",
@@ -190,16 +192,15 @@ fn write_static_reset(reset: &StaticReset, junit: JUnit, body: &mut String) -> u
 struct Method {
     /// The body's statements (empty strings are blank lines).
     lines: Vec<String>,
-    /// The name it would like: `clampReturns10`.
-    name: String,
-    /// Describes each argument of the act, for telling tests apart.
-    arguments: Vec<Option<String>>,
+    /// The name it would like (`clampReturns10`) and what can tell it
+    /// apart from others that would like the same.
+    name: NameParts,
     /// Causes of the assertions left out because runs disagreed.
     left_out: BTreeSet<Cause>,
 }
 
 /// Why a test case gives no method.
-struct Unfit {
+pub(crate) struct Unfit {
     reason: String,
     /// The cause of the run that behaved differently, if that was why.
     cause: Option<Cause>,
@@ -220,71 +221,17 @@ impl From<&str> for Unfit {
     }
 }
 
-/// Test names: each case's own, then `WhenXIs..` for those that share one,
-/// then a numeric suffix as the last resort.
-fn unique_names(class: &TestClass, methods: &[(usize, Method)]) -> Vec<String> {
-    let mut names: Vec<String> = methods.iter().map(|(_, m)| m.name.clone()).collect();
-    let shared: BTreeSet<String> = names
-        .iter()
-        .filter(|n| names.iter().filter(|m| m == n).count() > 1)
-        .cloned()
-        .collect();
-    for name in &shared {
-        let members: Vec<usize> = (0..methods.len())
-            .filter(|&i| &methods[i].1.name == name)
-            .collect();
-        let arity = members
-            .iter()
-            .map(|&i| methods[i].1.arguments.len())
-            .min()
-            .unwrap_or(0);
-        let position = (0..arity).find(|&p| {
-            let described: Vec<&Option<String>> = members
-                .iter()
-                .map(|&i| &methods[i].1.arguments[p])
-                .collect();
-            described.iter().all(|d| d.is_some()) && described.iter().any(|d| *d != described[0])
-        });
-        if let Some(position) = position {
-            for &member in &members {
-                let case = &class.tests[methods[member].0];
-                let parameter = case
-                    .parameter_names
-                    .get(position)
-                    .map(|n| names::capitalise(&names::identifier(n)))
-                    .unwrap_or_else(|| format!("Arg{}", position + 1));
-                let value = methods[member].1.arguments[position]
-                    .as_deref()
-                    .unwrap_or_default();
-                names[member] = format!("{name}When{parameter}Is{value}");
-            }
-        }
-    }
-    let mut seen = BTreeSet::new();
-    for name in &mut names {
-        if !seen.insert(name.clone()) {
-            let mut n = 2;
-            while seen.contains(&format!("{name}_{n}")) {
-                n += 1;
-            }
-            *name = format!("{name}_{n}");
-            seen.insert(name.clone());
-        }
-    }
-    names
-}
-
 /// What the case's outcomes say about its shape.
-struct Shape {
+pub(crate) struct Shape {
     /// Index of the act.
-    act: usize,
+    pub act: usize,
     /// The act threw, an exception of the same class in every run.
-    threw: bool,
+    pub threw: bool,
     /// `(object statement, observation statement)` after the act.
-    observations: Vec<(usize, usize)>,
+    pub observations: Vec<(usize, usize)>,
 }
 
-fn shape(case: &TestCase) -> Result<Shape, Unfit> {
+pub(crate) fn shape(case: &TestCase) -> Result<Shape, Unfit> {
     let statements = &case.plan.statements;
     if statements.is_empty() {
         return Err("the plan is empty".into());
@@ -462,44 +409,52 @@ impl<'a> Writer<'a> {
         }
         let act = self.code(shape.act)?;
         let act_name = self.act_name(shape.act);
-        let arguments = act_arguments(&statements[shape.act])
-            .iter()
-            .map(|arg| match arg {
-                Value::Ref { statement } => self
-                    .seen(*statement)
-                    .map(|seen| names::describe_rendered(seen.first)),
-                literal => names::describe_value(literal),
-            })
-            .collect();
+        let receiver_local = match &statements[shape.act] {
+            Statement::Call {
+                receiver: Value::Ref { statement },
+                ..
+            } => self.locals[*statement].as_ref().map(|l| l.name.clone()),
+            _ => None,
+        };
+        let mut distinctions =
+            test_names::distinctions(self.case, shape.act, receiver_local.as_deref());
         let mut oracle = Oracle::new(self.package, self.arrange_locals(shape.act));
         let behaviour = if shape.threw {
             let thrown = thrown(self.case, shape.act).ok_or("the act's exception is missing")?;
             let check = oracle.thrown(&thrown);
             lines.extend(printer::thrown(&check, &act, self.statics));
+            if let Some(Some(message)) = &check.message {
+                distinctions.extend(Distinction::message(message));
+            }
             format!(
                 "Throws{}",
                 names::identifier(types::simple_name(&thrown.first.class))
             )
         } else {
-            self.act_and_assert(shape, act, &mut oracle, &mut lines)
+            let (behaviour, state) = self.act_and_assert(shape, act, &mut oracle, &mut lines);
+            distinctions.extend(state);
+            behaviour
         };
         Ok(Method {
             lines,
-            name: names::identifier(&format!("{act_name}{behaviour}")),
-            arguments,
+            name: NameParts {
+                base: names::identifier(&format!("{act_name}{behaviour}")),
+                distinctions,
+            },
             left_out: oracle.left_out,
         })
     }
 
     /// The act that completed, then the assertions on its result and on
-    /// the state it left; returns the behaviour part of the test's name.
+    /// the state it left; returns the behaviour part of the test's name,
+    /// and the state it asserts when the behaviour does not say it.
     fn act_and_assert(
         &mut self,
         shape: &Shape,
         act: Code,
         oracle: &mut Oracle<'a>,
         lines: &mut Vec<String>,
-    ) -> String {
+    ) -> (String, Option<Distinction>) {
         let mut assertions = Vec::new();
         let mut behaviour = String::new();
         match (act.ty, self.seen(shape.act)) {
@@ -547,9 +502,28 @@ impl<'a> Writer<'a> {
             }
         }
         match (behaviour.is_empty(), state) {
-            (false, _) => behaviour,
-            (true, Some((property, value))) => format!("Sets{property}To{value}"),
-            (true, None) => "Succeeds".to_string(),
+            (false, Some(state)) => (
+                behaviour,
+                Some(Distinction::state(&state.property, &state.value)),
+            ),
+            (false, None) => (behaviour, None),
+            (
+                true,
+                Some(StateSeen {
+                    property,
+                    value,
+                    changed: true,
+                }),
+            ) => (format!("Sets{property}To{value}"), None),
+            (
+                true,
+                Some(StateSeen {
+                    property,
+                    value,
+                    changed: false,
+                }),
+            ) => (format!("Keeps{property}As{value}"), None),
+            (true, None) => ("Succeeds".to_string(), None),
         }
     }
 
@@ -629,7 +603,7 @@ impl<'a> Writer<'a> {
 }
 
 /// The statements a statement refers to.
-fn references(statement: &Statement) -> Vec<usize> {
+pub(crate) fn references(statement: &Statement) -> Vec<usize> {
     let mut values: Vec<&Value> = Vec::new();
     match statement {
         Statement::New { args, .. } | Statement::CallStatic { args, .. } => values.extend(args),
@@ -658,16 +632,4 @@ fn references(statement: &Statement) -> Vec<usize> {
             _ => None,
         })
         .collect()
-}
-
-fn act_arguments(statement: &Statement) -> Vec<Value> {
-    match statement {
-        Statement::New { args, .. }
-        | Statement::CallStatic { args, .. }
-        | Statement::Call { args, .. } => args.clone(),
-        Statement::PutField { value, .. } => vec![value.clone()],
-        Statement::ArrayStore { value, .. } => vec![value.clone()],
-        Statement::Lambda { result, .. } => result.iter().cloned().collect(),
-        Statement::GetField { .. } | Statement::NewArray { .. } => Vec::new(),
-    }
 }

@@ -16,6 +16,7 @@ mod oracle;
 mod printer;
 mod runs;
 mod test_jvm;
+mod test_names;
 mod types;
 pub mod validate;
 

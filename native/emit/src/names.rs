@@ -208,18 +208,104 @@ fn describe_floating(
     }
 }
 
-fn describe_string(text: &str) -> String {
+/// A short token spelled out, symbols by their names (`DashDashA`,
+/// `EqualsSign`); else the words of a string (`BulkItem`); else its length
+/// (`StringOfLength5`), so that the description is never a type posing as
+/// a value.
+fn describe_string(text: &str, full_length: Option<u32>) -> String {
     if text.is_empty() {
         return "EmptyString".to_string();
     }
-    let words = camel_words(text, 4);
-    if words.is_empty() {
-        "String".to_string()
-    } else if words.len() > 32 {
-        words[..32].to_string()
-    } else {
-        words
+    // A short token, symbols and all: `--a` -> `DashDashA`, `-0.5` ->
+    // `Minus0Point5`.
+    if text.chars().count() <= 4 && text.chars().any(|c| symbol_name(c).is_some()) {
+        if let Some(spelled) = spell(text) {
+            return spelled;
+        }
     }
+    let words = camel_words(text, 4);
+    if !words.is_empty() {
+        return words.chars().take(32).collect();
+    }
+    let symbols: Option<Vec<&str>> = text.chars().map(symbol_name).collect();
+    match symbols {
+        Some(symbols) if symbols.len() <= 3 => symbols.concat(),
+        _ => {
+            let length = full_length.map_or_else(|| text.encode_utf16().count(), |n| n as usize);
+            format!("StringOfLength{length}")
+        }
+    }
+}
+
+/// `text` with its letters and digits kept (each run capitalised) and its
+/// symbols named; `None` if it holds anything else.
+fn spell(text: &str) -> Option<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let digit_at = |i: usize| chars.get(i).is_some_and(|c| c.is_ascii_digit());
+    let mut out = String::new();
+    let mut word_start = true;
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii_alphanumeric() {
+            out.push(if word_start {
+                c.to_ascii_uppercase()
+            } else {
+                c
+            });
+            word_start = false;
+            continue;
+        }
+        word_start = true;
+        let name = match c {
+            '-' if digit_at(i + 1) || chars.get(i + 1) == Some(&'.') => "Minus",
+            '.' if (i > 0 && digit_at(i - 1)) || digit_at(i + 1) => "Point",
+            _ => symbol_name(c)?,
+        };
+        out.push_str(name);
+    }
+    Some(out)
+}
+
+/// The name of a printable ASCII symbol.
+fn symbol_name(c: char) -> Option<&'static str> {
+    Some(match c {
+        ' ' => "Space",
+        '!' => "Bang",
+        '"' => "Quote",
+        '#' => "Hash",
+        '$' => "Dollar",
+        '%' => "Percent",
+        '&' => "Ampersand",
+        '\'' => "Apostrophe",
+        '(' => "OpenParen",
+        ')' => "CloseParen",
+        '*' => "Star",
+        '+' => "Plus",
+        ',' => "Comma",
+        '-' => "Dash",
+        '.' => "Dot",
+        '/' => "Slash",
+        ':' => "Colon",
+        ';' => "Semicolon",
+        '<' => "LessThan",
+        '=' => "EqualsSign",
+        '>' => "GreaterThan",
+        '?' => "QuestionMark",
+        '@' => "At",
+        '[' => "OpenBracket",
+        '\\' => "Backslash",
+        ']' => "CloseBracket",
+        '^' => "Caret",
+        '_' => "Underscore",
+        '`' => "Backtick",
+        '{' => "OpenBrace",
+        '|' => "Bar",
+        '}' => "CloseBrace",
+        '~' => "Tilde",
+        '\t' => "Tab",
+        '\n' => "Newline",
+        '\r' => "CarriageReturn",
+        _ => return None,
+    })
 }
 
 /// A few identifier characters saying what a result is: `10`,
@@ -253,7 +339,9 @@ pub fn describe_rendered(value: &RenderedValue) -> String {
                 v == 0.0,
             )
         }
-        RenderedValue::String { value, .. } => describe_string(&value.to_string_lossy()),
+        RenderedValue::String { value, full_length } => {
+            describe_string(&value.to_string_lossy(), *full_length)
+        }
         RenderedValue::Enum { name, .. } => camel_words(name, 4),
         RenderedValue::Class { name } if name.starts_with('[') => "ArrayClass".to_string(),
         RenderedValue::Class { name } => {
@@ -363,12 +451,26 @@ mod tests {
             }),
             "EmptyString"
         );
+        let string = |text: &str| {
+            d(RenderedValue::String {
+                value: text.into(),
+                full_length: None,
+            })
+        };
+        assert_eq!(string("="), "EqualsSign");
+        assert_eq!(string("--"), "DashDash");
+        assert_eq!(string("\u{0}="), "StringOfLength2");
+        assert_eq!(string("-----"), "StringOfLength5");
+        assert_eq!(string("--a"), "DashDashA");
+        assert_eq!(string(";-ab"), "SemicolonDashAb");
+        assert_eq!(string("-0.5"), "Minus0Point5");
+        assert_eq!(string("--all"), "All");
         assert_eq!(
             d(RenderedValue::String {
                 value: "+inf".into(),
                 full_length: None
             }),
-            "Inf"
+            "PlusInf"
         );
         assert_eq!(
             d(RenderedValue::Enum {

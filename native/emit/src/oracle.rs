@@ -286,15 +286,16 @@ impl<'v> Oracle<'v> {
     /// when made, its value after the act)`): the properties that changed
     /// since the object was made, or all of them after a void act that
     /// changed none, and those in `also` whatever they are. Returns the
-    /// first change, for the test's name.
+    /// first change asserted (else the first property asserted as kept),
+    /// for the test's name.
     pub fn observations(
         &mut self,
         observed: &[(String, JType, Option<&RenderedValue>, Seen<'_>)],
         void_act: bool,
         also: &BTreeSet<String>,
         out: &mut Vec<Assertion>,
-    ) -> Option<(String, String)> {
-        let mut first_change = None;
+    ) -> Option<StateSeen> {
+        let mut first_change: Option<StateSeen> = None;
         for (local, ty, made, after) in observed {
             let before = match made {
                 Some(RenderedValue::Object {
@@ -329,11 +330,15 @@ impl<'v> Oracle<'v> {
                 }
                 let before_len = out.len();
                 self.value(&seen, None, access.clone().getter(name), 1, out);
-                if out.len() > before_len && first_change.is_none() && !before.is_empty() {
-                    first_change = Some((
-                        names::property_name(name),
-                        names::describe_rendered(seen.first),
-                    ));
+                let asserted = out.len() > before_len && !before.is_empty();
+                let changed = changed(name, seen.first);
+                // The first change asserted, else the first property kept.
+                if asserted && first_change.as_ref().is_none_or(|f| !f.changed && changed) {
+                    first_change = Some(StateSeen {
+                        property: names::property_name(name),
+                        value: names::describe_rendered(seen.first),
+                        changed,
+                    });
                 }
             }
         }
@@ -457,6 +462,16 @@ pub fn first_property(seen: &Seen<'_>) -> Option<(String, String)> {
                 names::describe_rendered(property.first),
             )
         })
+}
+
+/// A property asserted after the act, for the test's name.
+pub struct StateSeen {
+    /// `ArgName`, from the getter.
+    pub property: String,
+    /// `Arg`, the value described.
+    pub value: String,
+    /// The act changed it (else it is as the object was made).
+    pub changed: bool,
 }
 
 /// The primitive type of a rendered value, if it is one.
