@@ -123,6 +123,7 @@ fn assert_summary_matches(html: &str, report: &Value) {
             "mutants-analysed",
             summary["mutation"]["analysed"].to_string(),
         ),
+        ("possible-bugs", summary["possible_bugs"].to_string()),
     ];
     for (id, value) in figures {
         let shown = format!("id=\"summary-{id}\">{value}<");
@@ -448,6 +449,16 @@ fn html_report_shows_the_json_and_renders_in_chromium() {
         dom.matches("class=\"survivor\"").count(),
         survivors,
         "survivor rows in the DOM"
+    );
+    // A row per possible bug, as the JSON lists them.
+    let possible_bugs: usize = classes_in_json
+        .iter()
+        .map(|class| class["possible_bugs"].as_array().map_or(0, Vec::len))
+        .sum();
+    assert_eq!(
+        dom.matches("class=\"possible-bug\"").count(),
+        possible_bugs,
+        "possible bug rows in the DOM"
     );
     for class in classes_in_json {
         let row = format!(

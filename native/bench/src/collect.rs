@@ -392,6 +392,7 @@ fn read_corpus(dir: &Path, problems: &mut Vec<String>) -> Corpus {
         figures.search_goals = u64_at(&effort, "search_goals");
         figures.stopped_by_budget = u64_at(&effort, "stopped_by_budget");
         figures.mutant_killers = u64_at(&effort, "mutant_killers");
+        figures.possible_bugs = u64_at(&summary, "possible_bugs");
         if let Some(mutation) = summary.get("mutation") {
             figures.mutants_analysed = u64_at(mutation, "analysed");
             figures.mutants_killed = u64_at(mutation, "killed");

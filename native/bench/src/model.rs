@@ -197,6 +197,10 @@ pub struct Figures {
     /// Tests added because they catch mutants the others miss.
     #[serde(default)]
     pub mutant_killers: Option<u64>,
+    /// Undeclared exceptions from inside the JDK, reported and not written
+    /// as tests.
+    #[serde(default)]
+    pub possible_bugs: Option<u64>,
     /// The review rubric (tests/REVIEW_RUBRIC.md) over the written tests.
     #[serde(default)]
     pub review: crate::rubric::Review,
@@ -403,6 +407,7 @@ impl Figures {
             mutants_not_analysed: sum(figs().map(|f| f.mutants_not_analysed)),
             mutation_seconds: sum(figs().map(|f| f.mutation_seconds)),
             mutant_killers: sum(figs().map(|f| f.mutant_killers)),
+            possible_bugs: sum(figs().map(|f| f.possible_bugs)),
             review: figs().fold(crate::rubric::Review::default(), |mut all, f| {
                 all.add(&f.review);
                 all
@@ -468,6 +473,7 @@ impl Figures {
                 f(self.mutant_killers),
                 Unit::Count,
             ),
+            ("possible bugs", f(self.possible_bugs), Unit::Count),
             (
                 "rubric: solver literals",
                 self.review_share(|r| r.solver_literals),

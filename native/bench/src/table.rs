@@ -336,6 +336,7 @@ pub fn oracles(bench: &Bench) -> String {
                     _ => "-".into(),
                 },
                 f.mutant_killers.map_or("-".into(), |n| n.to_string()),
+                f.possible_bugs.map_or("-".into(), |n| n.to_string()),
                 f.assertions_per_test
                     .map_or("-".into(), |r| format!("{r:.2}")),
                 share(review.solver_literals, review.tests),
@@ -353,6 +354,7 @@ pub fn oracles(bench: &Bench) -> String {
             "not run",
             "mutation s (share)",
             "tests by mutants",
+            "possible bugs",
             "assertions/test",
             "solver literals",
             "only NPE/notNull",

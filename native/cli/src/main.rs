@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod progress;
 use testgen_driver::generate::{
-    self, GenerateOptions, Glob, IgnoredOption, JUnit, Mode, MutationMode, TestJvm,
+    self, GenerateOptions, Glob, IgnoredOption, JUnit, Mode, MutationMode, PossibleBugs, TestJvm,
 };
 use testgen_driver::jdk;
 use testgen_driver::scan::{self, Depth, Event, ScanOptions};
@@ -140,6 +140,14 @@ struct GenerateArgs {
     /// mutation analysis.
     #[arg(long, value_enum, default_value_t = MutationArg::Select)]
     mutation: MutationArg,
+    /// report: a run in which an unchecked exception the JDK throws when it
+    /// is misused (an index out of bounds, a class cast, arithmetic) escapes
+    /// from inside the JDK through a method that does not declare it is a
+    /// possible bug: reported (testgen-report.json, .html and testgen.sarif)
+    /// with the test that shows it, not written as a test; assert: also
+    /// written as a test that expects the exception.
+    #[arg(long, value_enum, default_value_t = PossibleBugsArg::Report)]
+    possible_bugs: PossibleBugsArg,
     /// The whole run's time, in seconds: classes not started by then keep
     /// their earlier tests (meant for --mode nightly).
     #[arg(long, value_name = "SECONDS", value_parser = parse_budget)]
@@ -190,6 +198,12 @@ enum MutationArg {
     Off,
     Report,
     Select,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum PossibleBugsArg {
+    Report,
+    Assert,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -416,6 +430,10 @@ fn run_generate(args: GenerateArgs) -> ExitCode {
             MutationArg::Off => MutationMode::Off,
             MutationArg::Report => MutationMode::Report,
             MutationArg::Select => MutationMode::Select,
+        },
+        possible_bugs: match args.possible_bugs {
+            PossibleBugsArg::Report => PossibleBugs::Report,
+            PossibleBugsArg::Assert => PossibleBugs::Assert,
         },
     };
     let mut progress = progress::Progress::new();

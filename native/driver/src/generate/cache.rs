@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use testgen_emit::{TestClass, TEST_CLASS_FORMAT};
 use testgen_symbolic::explore::{Exploration, EXPLORATION_FORMAT};
 
-use super::class::{MutationScore, Uncovered};
+use super::class::{MutationScore, PossibleBug, Uncovered};
 use super::error::{FileAction, FileError};
 use super::portability::{Portability, StaticState};
 
@@ -189,6 +189,8 @@ pub struct CachedResult {
     /// What the tests caught of the class's mutants, when analysed.
     #[serde(default)]
     pub mutation: Option<MutationScore>,
+    #[serde(default)]
+    pub possible_bugs: Vec<PossibleBug>,
 }
 
 impl Entry {
@@ -371,6 +373,7 @@ mod tests {
                 portability: Portability::default(),
                 static_state: StaticState::default(),
                 mutation: None,
+                possible_bugs: Vec::new(),
             },
             fruitless_deepenings: 0,
         }

@@ -75,6 +75,7 @@ struct SummaryView {
     total_budget_seconds: Option<f64>,
     wall_seconds: f64,
     mutation: MutationView,
+    possible_bugs: usize,
 }
 
 /// A class's mutation score, or the run's (whose `survivors` are empty).
@@ -113,6 +114,18 @@ struct ClassView {
     seconds: f64,
     finished_seconds: f64,
     mutation: Option<MutationView>,
+    possible_bugs: Vec<PossibleBugView>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct PossibleBugView {
+    declaration: String,
+    exception: String,
+    message: Option<String>,
+    thrown_in: String,
+    line: Option<u32>,
+    test: String,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -369,6 +382,7 @@ impl Page {
         self.timeline(report);
         self.classes(report, &colours);
         self.uncovered(report, &colours, sources);
+        self.possible_bugs(report);
         self.survivors(report, sources);
         self.problems(&report.problems);
     }
@@ -438,6 +452,12 @@ impl Page {
                 ),
             );
         }
+        row(
+            "Possible bugs",
+            "possible-bugs",
+            s.possible_bugs.to_string(),
+            "undeclared exceptions from inside the JDK (also in testgen.sarif)".to_string(),
+        );
         row(
             "Time",
             "wall-seconds",
@@ -641,6 +661,53 @@ impl Page {
             );
         }
         out.push_str("</table>\n");
+    }
+
+    /// Per class, the possible bugs, each with the test that shows it.
+    fn possible_bugs(&mut self, report: &ReportView) {
+        let with_bugs: Vec<&ClassView> = report
+            .classes
+            .iter()
+            .filter(|class| !class.possible_bugs.is_empty())
+            .collect();
+        if with_bugs.is_empty() {
+            return;
+        }
+        let out = &mut self.out;
+        out.push_str(
+            "<h2>Possible bugs</h2>\n<p class=\"muted\">Unchecked exceptions the JDK throws when \
+             it is misused (an index out of bounds, a class cast, arithmetic) that escaped from inside \
+             the JDK through a method that does not declare them. They are not written as tests \
+             (that would assert them as expected); <code>--possible-bugs assert</code> writes \
+             them.</p>\n",
+        );
+        for class in with_bugs {
+            let _ = writeln!(
+                out,
+                "<h3><code>{}</code></h3>\n<table class=\"possible-bugs\">\n\
+                 <tr><th>Method</th><th>Line</th><th>Exception</th><th>Test that shows it</th></tr>",
+                Escaped(&class.class),
+            );
+            for bug in &class.possible_bugs {
+                let said = bug
+                    .message
+                    .as_deref()
+                    .map(|m| format!(": {}", Escaped(m)))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "<tr class=\"possible-bug\"><td><code>{}</code></td><td class=\"n\">{}</td>\
+                     <td><code>{}</code>{said}<br><span class=\"muted\">from <code>{}</code></span></td>\
+                     <td><pre class=\"bug-test\">{}</pre></td></tr>",
+                    Escaped(&bug.declaration),
+                    bug.line.map(|l| l.to_string()).unwrap_or_default(),
+                    Escaped(&bug.exception),
+                    Escaped(&bug.thrown_in),
+                    Escaped(&bug.test),
+                );
+            }
+            out.push_str("</table>\n");
+        }
     }
 
     /// Per class, the mutants no test caught: what the tests would miss.

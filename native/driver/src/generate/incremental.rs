@@ -133,6 +133,7 @@ pub fn outcome_from(class: &LoadedClass, entry: Entry, status: Status) -> ClassO
         portability: result.portability,
         static_state: result.static_state,
         mutation: result.mutation,
+        possible_bugs: result.possible_bugs,
         inputs: InputsBuilt::of_explorations(&explorations, &class.public_methods()),
         explorations,
         ..ClassOutcome::new(class)
@@ -201,6 +202,7 @@ pub fn entry_from(
             portability: outcome.portability.clone(),
             static_state: outcome.static_state.clone(),
             mutation: outcome.mutation.clone(),
+            possible_bugs: outcome.possible_bugs.clone(),
         },
         fruitless_deepenings,
     })

@@ -33,6 +33,7 @@ pub mod options;
 pub mod portability;
 pub mod program;
 pub mod report;
+pub mod sarif;
 pub mod sources;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -50,7 +51,7 @@ use cache::{Cache, Lookup};
 use class::{generate_class, ClassOutcome};
 use error::{FileAction, FileError};
 use incremental::{Identity, Job};
-pub use options::{GenerateOptions, Glob, Mode, MutationMode};
+pub use options::{GenerateOptions, Glob, Mode, MutationMode, PossibleBugs};
 use program::{load, Loaded};
 pub use report::{ClassEntry, Effort, Report, Status};
 use report::{Problem, Summary, UncoveredEntry};
@@ -137,6 +138,7 @@ pub fn generate(
             classes_with_static_state: 0,
             inputs: Default::default(),
             mutation: Default::default(),
+            possible_bugs: 0,
             peak_rss_kib: 0,
             executor_peak_rss_kib: 0,
         },
@@ -289,6 +291,7 @@ pub fn generate(
             inputs: Default::default(),
             effort: Effort::default(),
             mutation: None,
+            possible_bugs: Vec::new(),
             finished_seconds: 0.0,
         });
     }
@@ -685,6 +688,7 @@ fn write_class(
         inputs: outcome.inputs.clone(),
         effort: outcome.effort.clone(),
         mutation: outcome.mutation.clone(),
+        possible_bugs: outcome.possible_bugs.clone(),
         finished_seconds,
     };
     entry.reason = outcome.note.clone();

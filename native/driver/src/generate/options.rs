@@ -35,6 +35,16 @@ pub enum MutationMode {
     Select,
 }
 
+/// What `--possible-bugs` does with a case that shows one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PossibleBugs {
+    /// Reports it and writes no test of it.
+    #[default]
+    Report,
+    /// Reports it and writes its test too, asserting the exception.
+    Assert,
+}
+
 /// How much deeper (in runs per method, and time per class) a nightly run
 /// explores than a daily one.
 pub const NIGHTLY_DEPTH: u32 = 4;
@@ -88,6 +98,8 @@ pub struct GenerateOptions {
     /// mutants for the report, and whether mutants choose tests. Only
     /// choosing shapes tests, so the settings hash counts only that.
     pub mutation: MutationMode,
+    /// `--possible-bugs`: whether a case that shows one becomes a test.
+    pub possible_bugs: PossibleBugs,
 }
 
 impl GenerateOptions {
@@ -127,6 +139,9 @@ impl GenerateOptions {
         // Added only when on, so that caches made before the option stay valid.
         if self.mutation == MutationMode::Select {
             text.push_str("mutants choose tests\n");
+        }
+        if self.possible_bugs == PossibleBugs::Report {
+            text.push_str("possible bugs reported, not asserted\n");
         }
         super::program::hex(&Sha256::digest(text.as_bytes()))
     }
@@ -280,6 +295,7 @@ mod tests {
             total_budget: None,
             test_jvm: TestJvm::default(),
             mutation: MutationMode::Off,
+            possible_bugs: PossibleBugs::Report,
         };
         assert!(options.selects("a.Foo"));
         assert!(options.selects("a.b.Foo"));

@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 
 use testgen_project::{Blocker, Culprit};
 
-use super::class::{MutationScore, MutationSummary, ReasonKind, Uncovered, UncoveredReason};
+use super::class::{
+    MutationScore, MutationSummary, PossibleBug, ReasonKind, Uncovered, UncoveredReason,
+};
 use super::error::{FileAction, FileError};
 use super::inputs::InputsBuilt;
 use super::portability::{Portability, StaticState};
@@ -144,6 +146,10 @@ fn suggestion(kind: ReasonKind) -> Option<String> {
         ReasonKind::Dropped | ReasonKind::NotKept => {
             "a run reached it, but its test could not be kept (see the reason)"
         }
+        ReasonKind::PossibleBug => {
+            "see the possible bug: once the method handles that input, a test can cover it \
+             (or --possible-bugs assert writes the test as it is)"
+        }
         _ => return None,
     };
     Some(text.to_string())
@@ -191,6 +197,10 @@ pub struct ClassEntry {
     /// report`; absent when not analysed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mutation: Option<MutationScore>,
+    /// Exceptions that escaped from inside the JDK through a method that
+    /// does not declare them, each with the test that shows it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub possible_bugs: Vec<PossibleBug>,
     /// Seconds since the run started when the class's outcome came in (0
     /// for a class not generated or revalidated in this run): the time
     /// axis of the HTML report's coverage curve.
@@ -297,6 +307,8 @@ pub struct Summary {
     pub inputs: InputsBuilt,
     /// The classes' mutation figures added up.
     pub mutation: MutationSummary,
+    /// The classes' possible bugs counted.
+    pub possible_bugs: usize,
     /// Peak resident memory of testgen itself and of the largest executor
     /// JVM, in KiB (Linux's `VmHWM`; 0 where it cannot be read).
     pub peak_rss_kib: u64,
@@ -345,6 +357,7 @@ impl Report {
             summary.portability.add(&class.portability);
             summary.inputs.add(&class.inputs);
         }
+        summary.possible_bugs = self.classes.iter().map(|c| c.possible_bugs.len()).sum();
         summary.classes_with_static_state = self
             .classes
             .iter()
@@ -352,7 +365,7 @@ impl Report {
             .count();
     }
 
-    /// `3 classes (1 generated, 2 unchanged), 25 tests, 40/44 branch outcomes covered (2 proven infeasible), 30/40 mutants caught (75%), 12.3 s`:
+    /// `3 classes (1 generated, 2 unchanged), 25 tests, 40/44 branch outcomes covered (2 proven infeasible), 30/40 mutants caught (75%), 1 possible bug, 12.3 s`:
     /// the statuses that occurred, in [`Status::ALL`] order, and how many
     /// classes their `--budget` stopped (whose tests may differ on a
     /// machine of another speed), when any did.
@@ -382,8 +395,13 @@ impl Report {
                 100.0 * s.mutation.killed as f64 / analysed as f64
             ),
         };
+        let bugs = match s.possible_bugs {
+            0 => String::new(),
+            1 => ", 1 possible bug".to_string(),
+            n => format!(", {n} possible bugs"),
+        };
         format!(
-            "{} classes ({}), {} tests, {}/{} branch outcomes covered ({} proven infeasible{contradicted}){mutants}{stopped}, {:.1} s",
+            "{} classes ({}), {} tests, {}/{} branch outcomes covered ({} proven infeasible{contradicted}){mutants}{bugs}{stopped}, {:.1} s",
             s.classes,
             if statuses.is_empty() { "none".to_string() } else { statuses.join(", ") },
             s.tests,
@@ -415,7 +433,10 @@ impl Report {
                 }
                 (
                     None,
-                    ReasonKind::ProvenInfeasible | ReasonKind::Dropped | ReasonKind::NotKept,
+                    ReasonKind::ProvenInfeasible
+                    | ReasonKind::Dropped
+                    | ReasonKind::NotKept
+                    | ReasonKind::PossibleBug,
                 ) => continue,
                 (None, kind) => format!("not reached: {}", kind.name().replace('_', " ")),
             };
@@ -440,7 +461,8 @@ impl Report {
 
     /// Writes `testgen-report.json` into `dir` (created if needed), and
     /// beside it `testgen-report.html`, rendered from the same JSON value
-    /// (with the source lines `sources` has); returns the JSON's path.
+    /// (with the source lines `sources` has), and `testgen.sarif`, the
+    /// findings; returns the JSON's path.
     pub fn write(&self, dir: &Path, sources: &SourceLookup) -> Result<PathBuf, FileError> {
         fs::create_dir_all(dir).map_err(FileError::io(FileAction::Create, dir))?;
         let path = dir.join(REPORT_FILE);
@@ -452,6 +474,11 @@ impl Report {
         let html = dir.join(super::html::HTML_FILE);
         fs::write(&html, super::html::render(&value, sources))
             .map_err(FileError::io(FileAction::Write, &html))?;
+        let sarif = dir.join(super::sarif::SARIF_FILE);
+        let log = super::sarif::render(self);
+        let mut text = serde_json::to_string_pretty(&log).map_err(FileError::encode(&sarif))?;
+        text.push('\n');
+        fs::write(&sarif, text).map_err(FileError::io(FileAction::Write, &sarif))?;
         Ok(path)
     }
 }
@@ -526,6 +553,16 @@ mod tests {
                     change: "if_icmpge became if_icmpgt".into(),
                 }],
             }),
+            possible_bugs: vec![PossibleBug {
+                method: "f(I)I".into(),
+                declaration: "int f(int)".into(),
+                exception: "java.lang.StringIndexOutOfBoundsException".into(),
+                message: Some("index 3, length 1".into()),
+                thrown_in: "java.lang.String.charAt".into(),
+                file: Some("p/A.java".into()),
+                line: Some(9),
+                test: "@Test\nvoid fThrows() {\n}\n".into(),
+            }],
             finished_seconds: 0.75,
         }
     }
@@ -550,6 +587,7 @@ mod tests {
             classes_with_static_state: 0,
             inputs: InputsBuilt::default(),
             mutation: MutationSummary::default(),
+            possible_bugs: 0,
             peak_rss_kib: 0,
             executor_peak_rss_kib: 0,
         }
@@ -627,13 +665,13 @@ mod tests {
         );
         assert_eq!(
             report.summary_line(),
-            "2 classes (1 generated, 1 failed), 2 tests, 6/8 branch outcomes covered (2 proven infeasible), 6/8 mutants caught (75%), 1.2 s"
+            "2 classes (1 generated, 1 failed), 2 tests, 6/8 branch outcomes covered (2 proven infeasible), 6/8 mutants caught (75%), 2 possible bugs, 1.2 s"
         );
         report.classes[1].effort.stopped_by_budget = 1;
         report.finish();
         assert_eq!(
             report.summary_line(),
-            "2 classes (1 generated, 1 failed), 2 tests, 6/8 branch outcomes covered (2 proven infeasible), 6/8 mutants caught (75%), 1 class stopped by its budget, 1.2 s"
+            "2 classes (1 generated, 1 failed), 2 tests, 6/8 branch outcomes covered (2 proven infeasible), 6/8 mutants caught (75%), 2 possible bugs, 1 class stopped by its budget, 1.2 s"
         );
 
         let dir = std::env::temp_dir()

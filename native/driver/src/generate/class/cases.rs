@@ -91,7 +91,7 @@ pub fn make_cases(
 
 /// The method the emitted test is about: the first statement that did not
 /// complete (it becomes the act), else the last one before the observations.
-fn act_of(plan: &Plan, outcome: &PlanOutcome) -> Option<MethodId> {
+pub(super) fn act_of(plan: &Plan, outcome: &PlanOutcome) -> Option<MethodId> {
     let stopped = outcome
         .statements
         .iter()

@@ -35,6 +35,7 @@ impl Uncovered {
             (None, UncoveredReason::ProvenInfeasible) => ReasonKind::ProvenInfeasible,
             (None, UncoveredReason::Dropped { .. }) => ReasonKind::Dropped,
             (None, UncoveredReason::NotKept) => ReasonKind::NotKept,
+            (None, UncoveredReason::PossibleBug) => ReasonKind::PossibleBug,
             (None, UncoveredReason::NotReached) => ReasonKind::NotReached,
             (None, UncoveredReason::Blocked { blockers }) => blockers
                 .iter()
@@ -51,6 +52,7 @@ pub enum ReasonKind {
     ProvenInfeasible,
     Dropped,
     NotKept,
+    PossibleBug,
     /// Covana's external-call problem.
     ExternalCall,
     /// Covana's object-creation problem.
@@ -105,6 +107,9 @@ pub enum UncoveredReason {
     Dropped { why: Vec<String> },
     /// Reached while exploring, but no kept test covers it.
     NotKept,
+    /// Covered only by tests that show a possible bug, which are reported
+    /// and not written.
+    PossibleBug,
     /// Not reached, and what kept exploring from it.
     Blocked { blockers: Vec<Blocker> },
     /// Not reached, for no reason exploring can name.
@@ -125,6 +130,9 @@ impl fmt::Display for UncoveredReason {
                 let text: Vec<String> = blockers.iter().map(Blocker::to_string).collect();
                 f.write_str(&text.join("; "))
             }
+            UncoveredReason::PossibleBug => f.write_str(
+                "covered only by a test that shows a possible bug (reported, not written)",
+            ),
             UncoveredReason::NotReached => f.write_str("not reached"),
         }
     }
@@ -148,6 +156,7 @@ pub fn diagnose(
     reached_by_runs: &BTreeSet<Goal>,
     covered: &Coverage,
     dropped: &[String],
+    shown_by_bugs: &Coverage,
 ) -> Diagnosis {
     let infeasible = proven;
     let reached: BTreeSet<&Goal> = explored
@@ -188,6 +197,8 @@ pub fn diagnose(
             UncoveredReason::Blocked {
                 blockers: vec![Blocker::RunHung],
             }
+        } else if shown_by_bugs.contains(&id.0) {
+            UncoveredReason::PossibleBug
         } else if reached.contains(goal) {
             if dropped.is_empty() {
                 UncoveredReason::NotKept

@@ -10,10 +10,13 @@
 //!    until four fifths of the budget; its tests join the chosen ones;
 //! 5. [`cases`](cases::make_cases): each shrunk, run again under the same
 //!    and under other conditions, the class's static state handled;
-//! 6. [`validate`](validate::validate): emitted, compiled and run with JUnit;
-//! 7. [`diagnose`](diagnose::diagnose): what the kept tests cover and why
+//! 6. [`findings`](findings::possible_bugs): a case that shows a possible
+//!    bug (an undeclared exception from inside the JDK) is reported, not
+//!    written (unless `--possible-bugs assert`);
+//! 7. [`validate`](validate::validate): emitted, compiled and run with JUnit;
+//! 8. [`diagnose`](diagnose::diagnose): what the kept tests cover and why
 //!    the rest stayed open;
-//! 8. [`mutation`](mutation::analyse): which of the class's mutants the
+//! 9. [`mutation`](mutation::analyse): which of the class's mutants the
 //!    kept tests catch (`--mutation report`).
 //!
 //! Every plan after exploring runs through one [`PlanRunner`], which
@@ -23,6 +26,7 @@ mod audit;
 mod cases;
 mod diagnose;
 mod explore;
+mod findings;
 mod mutation;
 mod problems;
 mod readable;
@@ -49,6 +53,7 @@ use super::portability::{Portability, StaticState};
 use super::program::LoadedClass;
 use super::report::{Effort, Status};
 pub use diagnose::{ReasonKind, Uncovered, UncoveredReason};
+pub use findings::PossibleBug;
 pub use mutation::{MutationScore, MutationSummary, Survivor};
 use runner::PlanRunner;
 
@@ -96,6 +101,8 @@ pub struct ClassOutcome {
     pub static_state: StaticState,
     /// What the written tests catch of the class's mutants, when analysed.
     pub mutation: Option<MutationScore>,
+    /// Undeclared exceptions that escaped from inside the JDK.
+    pub possible_bugs: Vec<PossibleBug>,
 }
 
 impl ClassOutcome {
@@ -124,6 +131,7 @@ impl ClassOutcome {
             portability: Portability::default(),
             static_state: StaticState::default(),
             mutation: None,
+            possible_bugs: Vec::new(),
         }
     }
 }
@@ -262,7 +270,9 @@ pub fn generate_class(
         result.effort.stopped_by_budget |= usize::from(killers.stopped_by_time);
         selection.chosen.extend(killers.added);
     }
-    let cases = cases::make_cases(&job, &mut runner, selection.chosen, varied)?;
+    let mut cases = cases::make_cases(&job, &mut runner, selection.chosen, varied)?;
+    let findings = findings::possible_bugs(recipes.program(), &mut cases, options.possible_bugs);
+    result.possible_bugs = findings.bugs;
     let kept = match validate::validate(&cases, validator) {
         Ok(kept) => kept,
         Err(error) => {
@@ -292,6 +302,7 @@ pub fn generate_class(
         &reached,
         &kept.covered,
         &kept.dropped,
+        &findings.coverage,
     );
     result.branches_covered = diagnosis.covered;
     result.infeasible = diagnosis.infeasible;
