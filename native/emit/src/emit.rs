@@ -22,7 +22,7 @@ use crate::model::{
     StaticReset, TestCase, TestClass,
 };
 use crate::names;
-use crate::oracle::{first_property, Actual, Named, Oracle, StateSeen};
+use crate::oracle::{first_property, Actual, Named, Observed, Oracle, StateSeen};
 use crate::printer::{self, Code, Local, StatementPrinter};
 use crate::runs::{value_of, Seen, Thrown};
 use crate::test_names::{self, unique_names, Distinction, NameParts};
@@ -479,14 +479,25 @@ impl<'a> Writer<'a> {
             }
             _ => lines.push(format!("{};", act.expr)),
         }
-        let observed: Vec<_> = shape
+        let receiver = match &self.case.plan.statements[shape.act] {
+            Statement::Call {
+                receiver: Value::Ref { statement },
+                ..
+            } => Some(*statement),
+            _ => None,
+        };
+        let observed: Vec<Observed> = shape
             .observations
             .iter()
             .filter_map(|&(target, observation)| {
                 let local = self.locals[target].clone()?;
-                let after = self.seen(observation)?;
-                let made = value_of(self.case.first.statements.get(target));
-                Some((local.name, local.ty, made, after))
+                Some(Observed {
+                    local: local.name,
+                    ty: local.ty,
+                    made: value_of(self.case.first.statements.get(target)),
+                    after: self.seen(observation)?,
+                    receiver: receiver == Some(target),
+                })
             })
             .collect();
         let void_act = matches!(
@@ -507,6 +518,17 @@ impl<'a> Writer<'a> {
                 Some(Distinction::state(&state.property, &state.value)),
             ),
             (false, None) => (behaviour, None),
+            // What a method wrote into a buffer it was given.
+            (
+                true,
+                Some(StateSeen {
+                    property,
+                    value,
+                    changed: true,
+                }),
+            ) if property == "ToString" || property == "ToByteArray" => {
+                (format!("Writes{value}"), None)
+            }
             (
                 true,
                 Some(StateSeen {

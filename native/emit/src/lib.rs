@@ -23,8 +23,8 @@ pub mod validate;
 pub use emit::{emit, emit_cases};
 pub use minimise::{select_covering, select_covering_with_costs};
 pub use model::{
-    header_line, observe, parse_header, test_class_name, with_receiver_observed, Cause,
-    EmittedClass, EmittedMethod, Header, JUnit, Rerun, Skipped, StaticReset, TestCase, TestClass,
+    header_line, observe, parse_header, test_class_name, with_state_observed, Cause, EmittedClass,
+    EmittedMethod, Header, JUnit, Rerun, Skipped, StaticReset, TestCase, TestClass,
     TEST_CLASS_FORMAT,
 };
 pub use test_jvm::{single_defaults, IgnoredOption, TestJvm};

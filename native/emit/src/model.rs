@@ -287,17 +287,76 @@ pub fn observe(statement: usize) -> Statement {
     }
 }
 
-/// `plan` with an [`observe`] of the act's receiver appended, when the act
-/// is an instance call on an earlier statement's result.
-pub fn with_receiver_observed(plan: &Plan) -> Plan {
+/// Arguments of the act observed after it, at most.
+const MAX_OBSERVED_ARGUMENTS: usize = 3;
+
+/// `plan` with [`observe`]s appended of what the act may have changed: its
+/// receiver, when it is an instance call on an earlier statement's result,
+/// then each object argument no statement touched between its making and
+/// the act (a `StringBuilder` a method writes into), so that what the
+/// object was made as is what it was just before the act, and each object
+/// such an argument was made to wrap (the `StringWriter` under a
+/// `PrintWriter`). A plan that already ends with an observation is
+/// returned as it is.
+pub fn with_state_observed(plan: &Plan) -> Plan {
     let mut plan = plan.clone();
-    if let Some(Statement::Call {
-        receiver: Value::Ref { statement },
-        ..
-    }) = plan.statements.last()
-    {
-        let statement = *statement;
-        plan.statements.push(observe(statement));
+    let Some(act) = plan.statements.len().checked_sub(1) else {
+        return plan;
+    };
+    let (receiver, args) = match &plan.statements[act] {
+        Statement::Call { receiver, args, .. } => (Some(receiver), args.as_slice()),
+        Statement::CallStatic { args, .. } if observed(&plan.statements[act]).is_none() => {
+            (None, args.as_slice())
+        }
+        Statement::New { args, .. } => (None, args.as_slice()),
+        _ => return plan,
+    };
+    let statements = &plan.statements;
+    let refs = |values: &[Value]| -> Vec<usize> {
+        values
+            .iter()
+            .filter_map(|value| match value {
+                Value::Ref { statement } => Some(*statement),
+                _ => None,
+            })
+            .collect()
+    };
+    // Touched by no statement before the act but `wrapper`.
+    let untouched = |made: usize, wrapper: Option<usize>| {
+        (made + 1..act).all(|index| {
+            Some(index) == wrapper || !crate::emit::references(&statements[index]).contains(&made)
+        })
+    };
+    let makes_object = |made: usize| {
+        matches!(
+            statements[made],
+            Statement::New { .. } | Statement::Call { .. } | Statement::CallStatic { .. }
+        )
+    };
+    let mut targets: Vec<usize> = Vec::new();
+    if let Some(Value::Ref { statement }) = receiver {
+        targets.push(*statement);
+    }
+    let mut arguments = Vec::new();
+    for made in refs(args) {
+        if makes_object(made) && untouched(made, None) {
+            arguments.push(made);
+            if let Statement::New { args: wrapped, .. } = &statements[made] {
+                arguments.extend(
+                    refs(wrapped)
+                        .into_iter()
+                        .filter(|&inner| makes_object(inner) && untouched(inner, Some(made))),
+                );
+            }
+        }
+    }
+    for made in arguments {
+        if targets.len() < 1 + MAX_OBSERVED_ARGUMENTS && !targets.contains(&made) {
+            targets.push(made);
+        }
+    }
+    for target in targets {
+        plan.statements.push(observe(target));
     }
     plan
 }
@@ -322,6 +381,40 @@ pub(crate) fn observed(statement: &Statement) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_act_s_receiver_its_untouched_arguments_and_what_they_wrap_are_observed() {
+        let new = |class: &str, args: Vec<Value>| Statement::New {
+            class: class.into(),
+            descriptor: "()V".into(),
+            args,
+        };
+        let reference = |statement| Value::Ref { statement };
+        let call = |receiver, name: &str, args| Statement::Call {
+            receiver: reference(receiver),
+            class: "p.Help".into(),
+            name: name.into(),
+            descriptor: "()V".into(),
+            args,
+        };
+        let plan = Plan::new(vec![
+            new("java.io.StringWriter", vec![]),
+            new("java.io.PrintWriter", vec![reference(0)]),
+            new("p.Help", vec![]),
+            new("p.Options", vec![]),
+            call(3, "addOption", vec![]),
+            call(2, "print", vec![reference(1), reference(3)]),
+        ]);
+        let observed: Vec<Option<usize>> = with_state_observed(&plan).statements[6..]
+            .iter()
+            .map(observed)
+            .collect();
+        // The options were changed before the act: not observed.
+        assert_eq!(observed, [Some(2), Some(1), Some(0)]);
+        // Observed once only.
+        let again = with_state_observed(&with_state_observed(&plan));
+        assert_eq!(again.statements.len(), 9);
+    }
 
     #[test]
     fn headers_round_trip() {

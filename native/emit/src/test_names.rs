@@ -9,9 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use testgen_exec::{Statement, Value};
 
-use crate::literal;
 use crate::model::TestCase;
 use crate::names;
+use crate::oracle::described_properties;
 use crate::runs::Seen;
 
 /// A way two tests of the same name can differ, in the order names prefer
@@ -177,23 +177,6 @@ fn untouched_properties(case: &TestCase, value: &Value, act: usize) -> Vec<(Stri
         Some(seen) => described_properties(&seen),
         None => Vec::new(),
     }
-}
-
-/// The properties of `seen`'s object that every run agrees on and a
-/// literal can state, named and described.
-fn described_properties(seen: &Seen<'_>) -> Vec<(String, String)> {
-    seen.properties()
-        .into_iter()
-        .filter(|(_, property)| {
-            property.agreement().is_ok() && literal::of_rendered(property.first).is_some()
-        })
-        .map(|(name, property)| {
-            (
-                names::property_name(name),
-                names::describe_rendered(property.first),
-            )
-        })
-        .collect()
 }
 
 /// The methods called before `act` on an object, or statically for their
@@ -532,6 +515,9 @@ mod tests {
                 } else {
                     format!("Keeps{p}As{v}")
                 });
+                if *changed && (p == "ToString" || p == "ToByteArray") {
+                    behaviours.push(format!("Writes{v}"));
+                }
             }
             let heads = behaviours
                 .into_iter()

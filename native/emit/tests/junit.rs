@@ -369,7 +369,7 @@ fn literals_and_assertions_are_exact_on_junit_5_and_4() {
 fn method_body<'a>(source: &'a str, prefix: &str) -> &'a str {
     let start = source
         .find(&format!("void {prefix}"))
-        .unwrap_or_else(|| panic!("no method {prefix}"));
+        .unwrap_or_else(|| panic!("no method {prefix} in\n{source}"));
     let end = source[start..].find("\n    }\n").unwrap() + start;
     &source[start..end]
 }
@@ -501,6 +501,89 @@ fn state_after_the_act_is_asserted_through_getters() {
     ] {
         assert!(person.contains(expected), "missing {expected} in\n{person}");
     }
+}
+
+#[test]
+fn what_a_method_writes_into_an_argument_is_asserted() {
+    const BANNER: &str = "fixtures.emit.Banner";
+    let mut executor = executor();
+    let buffer = || new("java.lang.StringBuilder", "()V", vec![]);
+    let cases = vec![
+        case(
+            &mut executor,
+            vec![
+                buffer(),
+                call_static(
+                    BANNER,
+                    "greet",
+                    "(Ljava/lang/StringBuilder;Ljava/lang/String;)V",
+                    vec![reference(0), string("Bob")],
+                ),
+            ],
+            &["out", "name"],
+        ),
+        case(
+            &mut executor,
+            vec![
+                buffer(),
+                call_static(
+                    BANNER,
+                    "width",
+                    "(Ljava/lang/StringBuilder;)I",
+                    vec![reference(0)],
+                ),
+            ],
+            &["text"],
+        ),
+    ];
+    let dropped = validated(&class(BANNER, JUnit::Five, cases.clone())).dropped;
+    assert!(dropped.is_empty(), "{dropped:#?}");
+    let source = emit(&class(BANNER, JUnit::Five, cases)).source;
+    let greet = method_body(&source, "greetWritesHelloBob()");
+    assert!(
+        greet.contains("assertEquals(\"Hello, Bob\", stringBuilder.toString());"),
+        "{source}"
+    );
+    // A buffer the method only reads is not asserted on.
+    let width = method_body(&source, "widthReturns2()");
+    assert!(!width.contains("toString()"), "{source}");
+
+    // Text written with the machine's line separator, rerun under `\r\n`:
+    // asserted with the separator made `\n`, and passes here.
+    let mut line = case(
+        &mut executor,
+        vec![
+            buffer(),
+            call_static(
+                BANNER,
+                "greetLine",
+                "(Ljava/lang/StringBuilder;Ljava/lang/String;)V",
+                vec![reference(0), string("Bob")],
+            ),
+        ],
+        &["out", "name"],
+    );
+    let settings = testgen_exec::RunSettings {
+        environment: testgen_exec::Environment {
+            line_separator: Some("\r\n".into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    line.reruns.push(testgen_emit::Rerun {
+        exposes: testgen_emit::Cause::LineSeparator,
+        outcome: executor.run_with(&line.plan, &settings).unwrap(),
+    });
+    let lines = class(BANNER, JUnit::Five, vec![line]);
+    let dropped = validated(&lines).dropped;
+    assert!(dropped.is_empty(), "{dropped:#?}");
+    let source = emit(&lines).source;
+    assert!(
+        source.contains(
+            "assertEquals(\"Hello, Bob\\n\", stringBuilder.toString().replace(System.lineSeparator(), \"\\n\"));"
+        ),
+        "{source}"
+    );
 }
 
 #[test]

@@ -238,9 +238,9 @@ pub struct Effort {
     /// coverage miss (`--mutation select`), before validation.
     #[serde(default)]
     pub mutant_killers: usize,
-    /// Tests whose act throws `NullPointerException` left out because an
-    /// earlier test of the same method shows it and they cover nothing
-    /// more (before validation).
+    /// Tests whose act throws `NullPointerException` left out because
+    /// other tests cover all they do, their method included (before
+    /// validation).
     #[serde(default)]
     pub null_checks_left_out: usize,
     /// 1 when the class's time, not its count bounds (`--max-runs`,

@@ -66,7 +66,7 @@ pub fn validator(junit: JUnit) -> Validator {
 
 /// Runs `statements` twice (receiver observed after the act) into a test case.
 pub fn case(executor: &mut Executor, statements: Vec<Statement>, parameters: &[&str]) -> TestCase {
-    let plan = testgen_emit::with_receiver_observed(&Plan::new(statements));
+    let plan = testgen_emit::with_state_observed(&Plan::new(statements));
     let first = executor.run(&plan).expect("the plan runs");
     let second = executor.run(&plan).expect("the plan runs again");
     TestCase {

@@ -167,7 +167,7 @@ fn from_local_variables(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use testgen_emit::with_receiver_observed;
+    use testgen_emit::with_state_observed;
 
     fn outcome(statements: Vec<StatementOutcome>) -> PlanOutcome {
         serde_json::from_value(serde_json::json!({
@@ -202,7 +202,7 @@ mod tests {
             descriptor: "(J)V".into(),
             args: vec![testgen_exec::Value::Long { value: 1 }],
         };
-        let plan = with_receiver_observed(&Plan::new(vec![new, deposit]));
+        let plan = with_state_observed(&Plan::new(vec![new, deposit]));
         assert_eq!(plan.statements.len(), 3);
         let summary = StatementOutcome::Value {
             value: serde_json::from_value(serde_json::json!({"kind": "null"})).unwrap(),

@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use testgen_emit::{emit, with_receiver_observed, Cause, Rerun, TestCase, TestClass};
+use testgen_emit::{emit, with_state_observed, Cause, Rerun, TestCase, TestClass};
 use testgen_exec::{
     Environment, ExecError, Executor, LoaderChoice, Plan, PlanOutcome, PropertyOutcome,
     RenderedValue, RunSettings, Statement, StatementOutcome, TraceEvent, VerifyResult,
@@ -365,7 +365,7 @@ fn measure_alternatives(
             .into_iter()
             .map(|(end, act)| {
                 let prefix = Plan::new(plan.statements[..=end].to_vec());
-                (with_receiver_observed(&prefix), act)
+                (with_state_observed(&prefix), act)
             })
     });
     let others = unchosen.iter().cloned();

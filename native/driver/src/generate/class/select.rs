@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use testgen_emit::{select_covering_with_costs, with_receiver_observed};
+use testgen_emit::{select_covering_with_costs, with_state_observed};
 use testgen_exec::{ExecError, Plan, PlanOutcome, PlanStatus, StatementOutcome, TraceEvent};
 use testgen_project::{Goal, MethodId};
 use testgen_symbolic::tree::{ConstraintTree, Leaf, Node};
@@ -86,7 +86,7 @@ pub fn select(
             let mut estimate: Coverage = path.iter().filter_map(id).collect();
             estimate.insert(act);
             candidates.push(Candidate {
-                plan: with_receiver_observed(plan),
+                plan: with_state_observed(plan),
                 act,
                 estimate,
                 runs: None,
@@ -176,7 +176,7 @@ pub fn measure_plan(
     act: u32,
 ) -> Result<Option<Chosen>, ExecError> {
     let mut candidate = Candidate {
-        plan: with_receiver_observed(plan),
+        plan: with_state_observed(plan),
         act,
         estimate: Coverage::new(),
         runs: None,
@@ -267,12 +267,14 @@ pub(super) fn linkage_error(outcome: &PlanOutcome) -> Option<String> {
         })
 }
 
-/// Keeps one test per method whose act throws `NullPointerException` (a
-/// null input rejected), and of the others only those that cover a goal
-/// no other test does: a reviewer reads the second such test of a method
-/// as noise. Returns the plans left out with their method's pseudo-goal
-/// (the first id at or above `goals`), for mutants to bring back one that
-/// catches what the rest do not.
+/// Leaves out each test whose act throws `NullPointerException` (a null
+/// input rejected) when every goal it covers, its method's pseudo-goal
+/// among them, is covered by another test: a reviewer reads a test that
+/// only shows a method rejects `null` as noise beside the method's other
+/// tests, and a method no other test calls keeps its one. Returns the plans
+/// left out with their method's pseudo-goal (the first id at or above
+/// `goals`), for mutants to bring back one that catches what the rest do
+/// not.
 pub fn group_null_checks(chosen: &mut Vec<Chosen>, goals: u32) -> Vec<(Plan, u32)> {
     let null_check_of = |chosen: &Chosen| -> Option<u32> {
         let threw_null = chosen.first.statements.iter().any(|statement| {
@@ -282,7 +284,6 @@ pub fn group_null_checks(chosen: &mut Vec<Chosen>, goals: u32) -> Vec<(Plan, u32
         let act = chosen.coverage.range(goals..).next().copied();
         act.filter(|_| threw_null)
     };
-    let mut seen_methods = BTreeSet::new();
     let mut dropped = Vec::new();
     let mut index = 0;
     while index < chosen.len() {
@@ -290,21 +291,13 @@ pub fn group_null_checks(chosen: &mut Vec<Chosen>, goals: u32) -> Vec<(Plan, u32
             index += 1;
             continue;
         };
-        if seen_methods.insert(act) {
-            index += 1;
-            continue;
-        }
         let others: Coverage = chosen
             .iter()
             .enumerate()
             .filter(|(other, _)| *other != index)
             .flat_map(|(_, other)| other.coverage.iter().copied())
             .collect();
-        if chosen[index]
-            .coverage
-            .iter()
-            .all(|goal| *goal >= goals || others.contains(goal))
-        {
+        if chosen[index].coverage.is_subset(&others) {
             let left_out = chosen.remove(index);
             dropped.push((left_out.plan, act));
         } else {
@@ -376,7 +369,7 @@ mod tests {
     }
 
     #[test]
-    fn one_null_check_per_method_unless_another_covers_more() {
+    fn a_null_check_stays_only_where_it_covers_what_no_other_test_does() {
         const NPE: Option<&str> = Some("java.lang.NullPointerException");
         let mut tests = vec![
             chosen(0, NPE, &[1], 10),
@@ -397,10 +390,10 @@ mod tests {
                 _ => unreachable!(),
             })
             .collect();
-        // The second null check of method 10 covers nothing new; the third
-        // covers goal 2; method 11's is its first.
-        assert_eq!(kept, [0, 2, 3, 4, 5]);
-        assert_eq!(left_out.len(), 1);
-        assert_eq!(left_out[0].1, 10);
+        // Method 10's first two null checks cover nothing the others do not;
+        // the third covers goal 2; method 11 has no other test.
+        assert_eq!(kept, [2, 3, 4, 5]);
+        assert_eq!(left_out.len(), 2);
+        assert!(left_out.iter().all(|(_, act)| *act == 10));
     }
 }

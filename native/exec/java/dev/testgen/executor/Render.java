@@ -30,6 +30,18 @@ final class Render {
     private static final int MAX_CAUSES = 3;
 
     private static final Method[] NO_GETTERS = new Method[0];
+    /**
+     * JDK objects that code writes text or bytes into, and the method that
+     * says what they hold: their state, though it is no getter, and their
+     * only property.
+     */
+    private static final Map<Class<?>, String> CONTENT = Map.of(
+            StringBuilder.class, "toString",
+            StringBuffer.class, "toString",
+            java.io.StringWriter.class, "toString",
+            java.io.CharArrayWriter.class, "toString",
+            java.io.ByteArrayOutputStream.class, "toByteArray");
+
     private static final Comparator<Method> BY_NAME = new Comparator<Method>() {
         @Override
         public int compare(Method a, Method b) {
@@ -235,6 +247,16 @@ final class Render {
                 if (usable != null) {
                     byName.put(m.getName(), usable);
                 }
+            }
+        }
+        String content = CONTENT.get(cls);
+        if (content != null) {
+            // What it holds says all; `isEmpty` or `capacity` add nothing.
+            byName.clear();
+            try {
+                byName.put(content, cls.getMethod(content));
+            } catch (NoSuchMethodException e) {
+                throw new AssertionError("the JDK's " + cls.getName() + " has " + content, e);
             }
         }
         List<Method> sorted = new ArrayList<>(byName.values());
