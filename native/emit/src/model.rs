@@ -350,9 +350,11 @@ pub fn with_state_observed(plan: &Plan) -> Plan {
             }
         }
     }
+    let mut observed_arguments = 0;
     for made in arguments {
-        if targets.len() < 1 + MAX_OBSERVED_ARGUMENTS && !targets.contains(&made) {
+        if observed_arguments < MAX_OBSERVED_ARGUMENTS && !targets.contains(&made) {
             targets.push(made);
+            observed_arguments += 1;
         }
     }
     for target in targets {

@@ -356,6 +356,8 @@ pub fn describe_rendered(value: &RenderedValue) -> String {
                 format!("ArrayOfLength{length}")
             }
         }
+        // A lambda's class is hidden and named anew in every JVM.
+        RenderedValue::Object { class, .. } if class.contains("$$Lambda") => "Lambda".to_string(),
         RenderedValue::Object { class, .. } => identifier(crate::types::simple_name(class)),
     }
 }

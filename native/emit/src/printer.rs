@@ -301,8 +301,10 @@ pub fn actual(actual: &Actual) -> String {
         Actual::Cast { class, of } => format!("(({}) {})", type_ref(class), self::actual(of)),
         Actual::ArrayCast { array, of } => format!("(({}) {})", array.source(), self::actual(of)),
         Actual::Length(of) => format!("{}.length", self::actual(of)),
+        // `String.valueOf`: the value may be declared as `Object` or
+        // `CharSequence`.
         Actual::Lines(of) => format!(
-            "{}.replace(System.lineSeparator(), \"\\n\")",
+            "String.valueOf({}).replace(System.lineSeparator(), \"\\n\")",
             self::actual(of)
         ),
     }

@@ -165,11 +165,16 @@ pub(crate) fn distinctions(
 
 /// The properties (name and described value) of the object `value` refers
 /// to, as its first run saw them when it was made, when no statement
-/// between its making and the act could have changed them.
+/// between its making and the act could have changed them: made by a
+/// constructor (a call's result may be a view of an object that changes
+/// after) and named by no later statement.
 fn untouched_properties(case: &TestCase, value: &Value, act: usize) -> Vec<(String, String)> {
     let Value::Ref { statement: made } = value else {
         return Vec::new();
     };
+    if !matches!(case.plan.statements[*made], Statement::New { .. }) {
+        return Vec::new();
+    }
     let touched = case.plan.statements[made + 1..act]
         .iter()
         .any(|statement| refers_to(statement, *made));

@@ -580,7 +580,7 @@ fn what_a_method_writes_into_an_argument_is_asserted() {
     let source = emit(&lines).source;
     assert!(
         source.contains(
-            "assertEquals(\"Hello, Bob\\n\", stringBuilder.toString().replace(System.lineSeparator(), \"\\n\"));"
+            "assertEquals(\"Hello, Bob\\n\", String.valueOf(stringBuilder.toString()).replace(System.lineSeparator(), \"\\n\"));"
         ),
         "{source}"
     );

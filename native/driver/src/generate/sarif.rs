@@ -87,10 +87,14 @@ pub fn render(report: &Report) -> Value {
                 }
                 location["physicalLocation"] = physical;
             }
+            // Not the JDK's frames, which another JDK version names otherwise.
             let fingerprint = Sha256::digest(
                 format!(
                     "{}\n{}\n{}\n{}",
-                    class.class, bug.method, bug.exception, bug.thrown_in
+                    class.class,
+                    bug.method,
+                    bug.exception,
+                    bug.line.unwrap_or(0)
                 )
                 .as_bytes(),
             );
@@ -119,6 +123,14 @@ pub fn render(report: &Report) -> Value {
                 },
             },
             "results": results,
+            "originalUriBaseIds": {
+                "SRCROOT": {
+                    "description": {
+                        "text": "The root of the Java sources, where package directories begin \
+                                 (src/main/java in Maven and Gradle projects)."
+                    }
+                }
+            },
         }],
     })
 }

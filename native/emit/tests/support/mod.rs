@@ -64,7 +64,7 @@ pub fn validator(junit: JUnit) -> Validator {
     .expect("JUnit's jars are installed")
 }
 
-/// Runs `statements` twice (receiver observed after the act) into a test case.
+/// Runs `statements` twice (the state after the act observed) into a test case.
 pub fn case(executor: &mut Executor, statements: Vec<Statement>, parameters: &[&str]) -> TestCase {
     let plan = testgen_emit::with_state_observed(&Plan::new(statements));
     let first = executor.run(&plan).expect("the plan runs");

@@ -113,12 +113,12 @@ pub fn possible_bugs(program: &Program<'_>, cases: &mut Cases, mode: PossibleBug
         let frame = exception
             .frames
             .iter()
-            .find(|frame| !is_jdk_class(&frame.class));
+            .find(|frame| program.class(&ClassName::binary(&frame.class)).is_some());
         let declaration = match MethodDescriptor::parse(&method.descriptor) {
             Ok(descriptor) => descriptor.display_with_name(&method.name).to_string(),
             Err(_) => method.signature(),
         };
-        found.push(PossibleBug {
+        let bug = PossibleBug {
             method: method.signature(),
             declaration,
             exception: exception.class.clone(),
@@ -129,7 +129,16 @@ pub fn possible_bugs(program: &Program<'_>, cases: &mut Cases, mode: PossibleBug
                 .and_then(|f| f.line)
                 .and_then(|line| u32::try_from(line).ok()),
             test: dedent(&lines),
-        });
+        };
+        // Another case showing the same throw at the same place adds
+        // nothing to the report (its case still goes).
+        let same_place = |other: &PossibleBug| {
+            (&other.method, &other.exception, &other.file, other.line)
+                == (&bug.method, &bug.exception, &bug.file, bug.line)
+        };
+        if !found.iter().any(same_place) {
+            found.push(bug);
+        }
         shown_by.push(index);
     }
     let mut coverage = Coverage::new();
@@ -145,15 +154,20 @@ pub fn possible_bugs(program: &Program<'_>, cases: &mut Cases, mode: PossibleBug
     }
 }
 
-/// `Some("java.lang.String.substring")` when `exception` is a misuse the
-/// JDK reported from its own code.
+/// `Some("java.lang.String.substring")`, the JDK method the program
+/// called, when `exception` is a misuse the JDK reported from its own code.
 fn jdk_misuse(exception: &ExceptionInfo) -> Option<String> {
     MISUSE
         .iter()
         .any(|(class, _)| *class == exception.class)
         .then_some(())?;
-    let top = exception.frames.first()?;
-    is_jdk_class(&top.class).then(|| format!("{}.{}", top.class, top.method))
+    let jdk_frames = exception
+        .frames
+        .iter()
+        .take_while(|frame| is_jdk_class(&frame.class))
+        .count();
+    let called = exception.frames.get(jdk_frames.checked_sub(1)?)?;
+    Some(format!("{}.{}", called.class, called.method))
 }
 
 /// Whether `method`'s `throws` clause names `exception` or a supertype.

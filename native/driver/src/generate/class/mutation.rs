@@ -331,7 +331,7 @@ struct Alternative {
 }
 
 /// The prefixes of the chosen plans that end at an arranging call of an
-/// explored method of the class, with the receiver observed, then the
+/// explored method of the class, with the state after the act observed, then the
 /// plans selection did not choose, measured on the class itself (new ones
 /// only, [`MAX_ALTERNATIVES`] at most).
 fn measure_alternatives(

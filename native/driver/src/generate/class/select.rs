@@ -40,7 +40,7 @@ pub struct Selection {
     pub chosen: Vec<Chosen>,
     /// Distinct covering plans the explorations offered.
     pub candidates: usize,
-    /// The plans not chosen (the receiver observed), each with its method's
+    /// The plans not chosen (the state after the act observed), each with its method's
     /// pseudo-goal: what else a test could be (mutants choose among them).
     pub unchosen: Vec<(Plan, u32)>,
     /// Why some runs could not use a class (it or one it needs could not be
@@ -48,7 +48,7 @@ pub struct Selection {
     pub load_error: Option<String>,
 }
 
-/// A covering plan of an exploration (with the receiver observed).
+/// A covering plan of an exploration (with the state after the act observed).
 struct Candidate {
     plan: Plan,
     /// The pseudo-goal of the explored method.
@@ -167,7 +167,7 @@ pub fn select(
 }
 
 /// A plan made elsewhere (by search) for the method with pseudo-goal
-/// `act`, run and measured as a candidate (with its receiver observed);
+/// `act`, run and measured as a candidate (with the state after the act observed);
 /// `None` when the run is of no use for a test.
 pub fn measure_plan(
     job: &ClassJob<'_, '_, '_>,
