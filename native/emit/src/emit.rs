@@ -624,6 +624,11 @@ impl<'a> Writer<'a> {
     }
 }
 
+/// Whether `statement` reads the value of statement `index`.
+pub(crate) fn refers_to(statement: &Statement, index: usize) -> bool {
+    references(statement).contains(&index)
+}
+
 /// The statements a statement refers to.
 pub(crate) fn references(statement: &Statement) -> Vec<usize> {
     let mut values: Vec<&Value> = Vec::new();

@@ -324,7 +324,7 @@ pub fn with_state_observed(plan: &Plan) -> Plan {
     // Touched by no statement before the act but `wrapper`.
     let untouched = |made: usize, wrapper: Option<usize>| {
         (made + 1..act).all(|index| {
-            Some(index) == wrapper || !crate::emit::references(&statements[index]).contains(&made)
+            Some(index) == wrapper || !crate::emit::refers_to(&statements[index], made)
         })
     };
     let makes_object = |made: usize| {

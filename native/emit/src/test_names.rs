@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use testgen_exec::{Statement, Value};
 
+use crate::emit::refers_to;
 use crate::model::TestCase;
 use crate::names;
 use crate::oracle::described_properties;
@@ -245,11 +246,6 @@ fn stored_elements(case: &TestCase, value: &Value, act: usize) -> Option<Vec<Str
     elements.into_iter().collect()
 }
 
-/// Whether `statement` reads the value of statement `index`.
-fn refers_to(statement: &Statement, index: usize) -> bool {
-    crate::emit::references(statement).contains(&index)
-}
-
 /// Rounds of telling tests apart before numbering those left.
 const MAX_ROUNDS: usize = 3;
 
@@ -437,7 +433,7 @@ mod tests {
     mod truth {
         use testgen_exec::{RenderedValue, Statement, StatementOutcome, Value};
 
-        use crate::emit::{references, shape};
+        use crate::emit::{refers_to, shape};
         use crate::model::TestCase;
         use crate::names;
         use crate::runs::{value_of, Seen};
@@ -471,7 +467,7 @@ mod tests {
         fn untouched(case: &TestCase, made: usize, act: usize) -> bool {
             case.plan.statements[made + 1..act]
                 .iter()
-                .all(|s| !references(s).contains(&made))
+                .all(|s| !refers_to(s, made))
         }
 
         pub fn of(case: &TestCase) -> Truths {
